@@ -1,0 +1,39 @@
+"""twenty48-replay: 2048 as a replayable, verifiable record.
+
+A game is a seed plus a string of moves; the spawn RNG is specified
+(HMAC-SHA256, schema/SPEC.md), so anyone can replay a record to the same
+boards and score.  This package is the library: pure value types, the
+engine, the record format, replay and verification.
+
+>>> from twenty48_replay import Board, Direction
+>>> Board.from_rows([[2, 2, 2, 2], [0] * 4, [0] * 4, [0] * 4]).slide(Direction.LEFT).board.to_rows()[0]
+[4, 4, 0, 0]
+"""
+
+from twenty48_replay.board import Board, Direction, SlideResult
+from twenty48_replay.errors import NullMoveError, RecordError, Twenty48Error
+from twenty48_replay.game import GameState, Spawn
+from twenty48_replay.record import Record
+from twenty48_replay.replay import Step, VerifyResult, replay, verify
+from twenty48_replay.rng import SpawnRng, new_seed
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Board",
+    "Direction",
+    "GameState",
+    "NullMoveError",
+    "Record",
+    "RecordError",
+    "SlideResult",
+    "Spawn",
+    "SpawnRng",
+    "Step",
+    "Twenty48Error",
+    "VerifyResult",
+    "__version__",
+    "new_seed",
+    "replay",
+    "verify",
+]

@@ -1,0 +1,138 @@
+"""The bulk transition: replay a move string on raw packed states, fast.
+
+This is the hot loop behind :func:`twenty48_replay.verify` and
+:func:`twenty48_replay.replay`.  It does exactly what
+:meth:`GameState.play` does (slide, reject a null move, spawn k = n + 1) but
+on the working state ``b | t << 80`` of :mod:`twenty48_replay.rows`, with the
+HMAC inlined, so that a move costs a handful of integer operations, four
+dictionary lookups and two SHA-256 compressions.  The tests replay thousands
+of games through both paths and through an independent list-based engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from struct import Struct
+from typing import Final, NamedTuple
+
+from twenty48_replay import rows
+from twenty48_replay.game import opening, rng_for, state_of
+
+
+class Outcome(NamedTuple):
+    """Where a replay stopped: the last valid state and what stopped it."""
+
+    state: int
+    score: int
+    moves: int
+    #: 1-based number of the first move that changed nothing, or None.
+    null_move: int | None
+
+
+class StepData(NamedTuple):
+    """One replayed move in raw form (see :class:`twenty48_replay.replay.Step`)."""
+
+    number: int
+    letter: str
+    state: int
+    gained: int
+    cell: int
+    four: bool
+
+
+_VERTICAL: Final = {"U": True, "D": True, "L": False, "R": False}
+_TABLES: Final = {
+    letter: (*rows.MOVE_TABLES[code], _VERTICAL[letter])
+    for letter, code in (("U", rows.UP), ("D", rows.DOWN), ("L", rows.LEFT), ("R", rows.RIGHT))
+}
+_SPAWN_BY_FOUR: Final = (rows.SPAWN_ADD[1], rows.SPAWN_ADD[2])
+_COUNTER: Final = Struct(">Q")
+_DRAW: Final = Struct(">QQ")
+_M: Final = rows.ROW_MASK
+_BOARD: Final = rows.BOARD_MASK
+_STATE: Final = rows.STATE_MASK
+_ESHIFT: Final = rows.EMPTY_SHIFT
+_GSHIFT: Final = rows.GAIN_SHIFT
+_BB: Final = rows.BOARD_BITS
+
+
+def opening_state(seed: str) -> int:
+    """Working state of the opening board of a seed."""
+    board, _first, _second = opening(seed)
+    return state_of(board)
+
+
+def _moved(state: int, letter: str) -> int:
+    """Slow path of one move, used after a table miss (it learns the rows)."""
+    return rows.move_state(state, rows.UP if letter == "U" else rows.DOWN if letter == "D"
+                           else rows.LEFT if letter == "L" else rows.RIGHT)
+
+
+def run(seed: str, moves: str, state: int | None = None, start: int = 0) -> Outcome:
+    """Replay ``moves`` from ``state`` (the opening if None) after ``start`` moves.
+
+    Stops at the first move that changes nothing.  ``moves`` must hold only
+    the letters U, D, L and R (checked by the record reader).  The literals
+    are the layout constants of :mod:`twenty48_replay.rows` (checked at
+    import below): constants load faster than globals in this loop.
+    """
+    rng = rng_for(seed)
+    inner_copy = rng._inner.copy
+    outer_copy = rng._outer.copy
+    pack = _COUNTER.pack
+    unpack = _DRAW.unpack_from
+    empties_cache = rows._EMPTIES_CACHE
+    tables = _TABLES
+    twos, fours = _SPAWN_BY_FOUR
+    if state is None:
+        state = opening_state(seed)
+    score = 0
+    n = start
+    for letter in moves:
+        t0, t1, t2, t3, vertical = tables[letter]
+        src = state >> 80 if vertical else state
+        try:
+            r = t0[src & 0xFFFFF] + t1[src >> 20 & 0xFFFFF] + t2[src >> 40 & 0xFFFFF] + t3[src >> 60 & 0xFFFFF]
+        except KeyError:
+            r = _moved(state, letter)
+        if not (r ^ state) & 0xFFFFFFFFFFFFFFFFFFFF:
+            return Outcome(state, score, n, n + 1)
+        n += 1
+        score += r >> 176
+        try:
+            empties = empties_cache[r >> 160 & 0xFFFF]
+        except KeyError:
+            empties = rows.empties_of_mask(r >> 160 & 0xFFFF)
+        inner = inner_copy()
+        inner.update(pack(n + 1))
+        outer = outer_copy()
+        outer.update(inner.digest())
+        selector, value_draw = unpack(outer.digest())
+        cell = empties[selector % len(empties)]
+        state = (r & _STATE) + (fours[cell] if value_draw % 10 == 0 else twos[cell])
+    return Outcome(state, score, n, None)
+
+
+assert (rows.BOARD_BITS, rows.ROW_MASK, rows.BOARD_MASK) == (80, 0xFFFFF, 0xFFFFFFFFFFFFFFFFFFFF)
+assert (rows.EMPTY_SHIFT, rows.GAIN_SHIFT) == (160, 176)
+
+
+def steps(seed: str, moves: str) -> Iterator[StepData]:
+    """Yield every valid move of ``moves`` in raw form; stops before a null move.
+
+    The caller learns of a null move by the number of steps yielded being
+    less than ``len(moves)``.
+    """
+    rng = rng_for(seed)
+    state = opening_state(seed)
+    for n, letter in enumerate(moves, 1):
+        r = _moved(state, letter)
+        if not (r ^ state) & _BOARD:
+            return
+        empties = rows.empties_of_mask((r >> _ESHIFT) & 0xFFFF)
+        selector, four = rng.draw(n + 1)
+        cell = empties[selector % len(empties)]
+        state = (r & _STATE) + _SPAWN_BY_FOUR[four][cell]
+        yield StepData(n, letter, state, r >> _GSHIFT, cell, four)
+
+

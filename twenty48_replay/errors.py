@@ -1,0 +1,84 @@
+"""One error tree for the whole library.
+
+Every failure a user can cause is a subclass of :class:`Twenty48Error` and
+carries the exit code the command line reports for it, so the CLI maps
+errors to exit codes in one place and never shows a traceback:
+
+* 1 (``EXIT_FAILED``): a domain error or a failed verification, e.g. a move
+  that does not change the board, an unknown game id.
+* 2 (``EXIT_UNUSABLE``): input that cannot be used at all, e.g. a record that
+  is not JSON, has wrong types or breaks a limit.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Final
+
+EXIT_OK: Final = 0
+EXIT_FAILED: Final = 1
+EXIT_UNUSABLE: Final = 2
+
+
+class Twenty48Error(Exception):
+    """Base of every error this library raises on purpose."""
+
+    exit_code: ClassVar[int] = EXIT_FAILED
+
+
+class RecordError(Twenty48Error, ValueError):
+    """A record is unreadable: not JSON, wrong types, a broken limit.
+
+    ``field`` names the offending field (``final_board[2][3]``), ``source``
+    the file and ``index`` the 1-based record number (the line, for JSON
+    Lines) when the reader knows them.
+    """
+
+    exit_code: ClassVar[int] = EXIT_UNUSABLE
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        field: str | None = None,
+        source: str | None = None,
+        index: int | None = None,
+    ) -> None:
+        self.reason = reason
+        self.field = field
+        self.source = source
+        self.index = index
+        super().__init__(self.message)
+
+    def located(self, source: str | None, index: int | None) -> RecordError:
+        """The same error, placed in a file and record number."""
+        return RecordError(self.reason, field=self.field, source=source, index=index)
+
+    @property
+    def message(self) -> str:
+        """One line: where (file, line, field) and what is wrong."""
+        where = []
+        if self.source is not None:
+            where.append(self.source if self.index is None else f"{self.source}:{self.index}")
+        if self.field is not None:
+            where.append(f"field '{self.field}'")
+        prefix = ": ".join(where)
+        return f"{prefix}: {self.reason}" if prefix else self.reason
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class NullMoveError(Twenty48Error, ValueError):
+    """A direction that does not change the board was played.
+
+    The original game ignores such a key press; a record cannot contain one.
+    ``move_number`` is 1-based when known.
+    """
+
+    def __init__(self, direction: str, move_number: int | None = None, over: bool = False):
+        self.direction = direction
+        self.move_number = move_number
+        self.over = over
+        where = f"move {move_number} ({direction})" if move_number else f"move {direction}"
+        why = "the game is over" if over else "it does not change the board"
+        super().__init__(f"{where} is not a valid move: {why}")

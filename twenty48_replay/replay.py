@@ -1,0 +1,162 @@
+"""Replay a record step by step, and verify its claims.
+
+Numbering (schema/SPEC.md, section 8): step 0 is the opening board, step n
+the board after move n and its spawn; moves are numbered from 1.
+Verification stops at the first move that changes nothing, and compares
+every claim with the board before it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import attrs
+
+from twenty48_replay import engine, rows
+from twenty48_replay.board import Board, Direction
+from twenty48_replay.errors import NullMoveError
+from twenty48_replay.game import WIN_TILE, GameState, Spawn, opening
+from twenty48_replay.record import Record
+
+
+@attrs.frozen(slots=True)
+class Step:
+    """The game at one replay step.
+
+    ``move`` is the direction that led here (None at step 0), ``gained`` the
+    points it made and ``spawn`` the tile placed after it (at step 0, the
+    second opening tile).
+    """
+
+    step: int
+    move: Direction | None
+    board: Board
+    score: int
+    gained: int
+    spawn: Spawn
+
+    @property
+    def max_tile(self) -> int:
+        """The largest tile on the board."""
+        return self.board.max_tile
+
+    @property
+    def won(self) -> bool:
+        """A tile of 2048 or more is on the board."""
+        return self.board.max_tile >= WIN_TILE
+
+    @property
+    def over(self) -> bool:
+        """No direction changes the board."""
+        return self.board.is_over()
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"step", "move", "board", "score", "gained", "spawn"}``, as in --json output."""
+        return {
+            "step": self.step,
+            "move": None if self.move is None else self.move.letter,
+            "board": self.board.to_rows(),
+            "score": self.score,
+            "gained": self.gained,
+            "spawn": None if self.move is None else self.spawn.to_json(),
+        }
+
+
+def replay(record: Record) -> Iterator[Step]:
+    """Yield every step of a record, from the opening board to its last valid move.
+
+    Stops before the first move that changes nothing; use :func:`verify` to
+    learn why a record is invalid.
+    """
+    board, _first, second = opening(record.seed)
+    yield Step(0, None, board, 0, 0, second)
+    score = 0
+    for raw in engine.steps(record.seed, record.moves):
+        score += raw.gained
+        yield Step(
+            raw.number,
+            Direction(raw.letter),
+            Board(raw.state & rows.BOARD_MASK),
+            score,
+            raw.gained,
+            Spawn(raw.cell, 4 if raw.four else 2),
+        )
+
+
+def final_state(record: Record) -> tuple[GameState, NullMoveError | None]:
+    """The last valid state of a record and the error at its first null move, if any."""
+    outcome = engine.run(record.seed, record.moves)
+    board = Board(outcome.state & rows.BOARD_MASK)
+    state = GameState(record.seed, board, outcome.score, outcome.moves)
+    if outcome.null_move is None:
+        return state, None
+    letter = record.moves[outcome.null_move - 1]
+    return state, NullMoveError(letter, outcome.null_move, over=board.is_over())
+
+
+@attrs.frozen(slots=True)
+class VerifyResult:
+    """The outcome of verifying one record.
+
+    ``score``, ``max_tile`` and ``moves`` are the REPLAYED values at the last
+    valid step; ``reasons`` lists every way the record fails, each naming
+    the claimed and the replayed value.
+    """
+
+    valid: bool
+    score: int
+    max_tile: int
+    moves: int
+    won: bool
+    over: bool
+    board: Board
+    reasons: tuple[str, ...] = ()
+    #: 1-based number of the first move that changes nothing, or None.
+    invalid_move: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The fields of ``twenty48 verify --json`` (without file and index)."""
+        return {
+            "valid": self.valid,
+            "score": self.score,
+            "max_tile": self.max_tile,
+            "moves": self.moves,
+            "won": self.won,
+            "over": self.over,
+            "reasons": list(self.reasons),
+        }
+
+
+def verify(record: Record) -> VerifyResult:
+    """Replay a record and check every claim in it."""
+    state, null_move = final_state(record)
+    board = state.board
+    reasons = []
+    if null_move is not None:
+        reasons.append(str(null_move))
+    if record.score != state.score:
+        reasons.append(f"claimed score {record.score}, replayed {state.score}")
+    if record.max_tile is not None and record.max_tile != board.max_tile:
+        reasons.append(f"claimed max_tile {record.max_tile}, replayed {board.max_tile}")
+    if record.final_board is not None:
+        claimed = Board.from_rows(record.final_board)
+        if claimed != board:
+            differ = [i for i in range(16) if claimed[i] != board[i]]
+            first = differ[0]
+            reasons.append(
+                f"claimed final_board differs from the replayed board in {len(differ)} "
+                f"cell(s), first at row {first // 4 + 1} column {first % 4 + 1}: "
+                f"claimed {claimed[first]}, replayed {board[first]}"
+            )
+    return VerifyResult(
+        valid=not reasons,
+        score=state.score,
+        max_tile=board.max_tile,
+        moves=state.moves,
+        won=board.max_tile >= WIN_TILE,
+        over=board.is_over(),
+        board=board,
+        reasons=tuple(reasons),
+        invalid_move=None if null_move is None else null_move.move_number,
+    )
