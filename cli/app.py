@@ -12,10 +12,11 @@ from typing import Annotated
 
 import typer
 
-from twenty48_cli.output import fail
-from twenty48_cli.verify_cmd import verify_command
 from twenty48_replay import __version__
 from twenty48_replay.errors import EXIT_UNUSABLE, Twenty48Error
+
+from .output import fail
+from .verify_cmd import verify_command
 
 app = typer.Typer(
     name="twenty48",
@@ -37,7 +38,9 @@ def _version(value: bool) -> None:
 def root(
     version: Annotated[
         bool,
-        typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit."),
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Show the version and exit."
+        ),
     ] = False,
 ) -> None:
     """2048 as a replayable, verifiable record."""

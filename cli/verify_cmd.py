@@ -11,15 +11,18 @@ from typing import Annotated, Any
 
 import typer
 
-from twenty48_cli.output import emit, emit_json, warn
 from twenty48_replay.errors import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, RecordError
 from twenty48_replay.replay import VerifyResult, verify
 from twenty48_replay.sources import SourcedRecord, read_records
 
+from .output import emit, emit_json, warn
+
 
 def _describe(item: SourcedRecord, result: VerifyResult) -> str:
-    where = item.source if item.index == 1 and not item.source.endswith(".jsonl") else (
-        f"{item.source}:{item.index}"
+    where = (
+        item.source
+        if item.index == 1 and not item.source.endswith(".jsonl")
+        else (f"{item.source}:{item.index}")
     )
     summary = f"score {result.score}, max tile {result.max_tile}, {result.moves} moves"
     flags = [flag for flag, on in (("won", result.won), ("over", result.over)) if on]
@@ -37,7 +40,9 @@ def _unreadable_json(source: str, index: int | None, error: RecordError) -> dict
 def verify_command(
     files: Annotated[
         list[str],
-        typer.Argument(help="Record files: .json (one record), .jsonl (one per line), - for stdin."),
+        typer.Argument(
+            help="Record files: .json (one record), .jsonl (one per line), - for stdin."
+        ),
     ],
     as_json: Annotated[
         bool, typer.Option("--json", help="One JSON object per record on stdout (JSON Lines).")

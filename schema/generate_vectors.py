@@ -54,7 +54,7 @@ def lookahead_moves(seed: str, limit: int) -> str:
     down, left, right, up in that order.  Simple enough to re-implement.
     """
     state = GameState.new(seed)
-    letters = []
+    letters: list[str] = []
     while len(letters) < limit:
         best = None
         for rank, direction in enumerate(PREFERENCE):
@@ -134,39 +134,61 @@ def spawn_vectors() -> list[dict[str, Any]]:
     return out
 
 
-def record(seed: str, moves: str, score: int, **extra: Any) -> dict[str, Any]:
-    return {"format": "twenty48-record", "version": 1, "seed": seed, "moves": moves,
-            "score": score, **extra}
+def record(seed: str, moves: str, score: Any, **extra: Any) -> dict[str, Any]:
+    return {
+        "format": "twenty48-record",
+        "version": 1,
+        "seed": seed,
+        "moves": moves,
+        "score": score,
+        **extra,
+    }
 
 
 def sample_records(game: dict[str, Any]) -> dict[str, tuple[dict[str, Any] | str, str]]:
     """Sample records with the verifier's expected outcome ("valid", "invalid", "unreadable")."""
     seed, moves, final = game["seed"], game["moves"], game["final"]
     board = game["steps"][-1]["board"]
-    full = record(seed, moves, final["score"], max_tile=final["max_tile"], final_board=board,
-                  player="vector", client="schema/generate_vectors.py")
-    swapped = moves[:99] + moves[100] + moves[99] + moves[101:]
+    full = record(
+        seed,
+        moves,
+        final["score"],
+        max_tile=final["max_tile"],
+        final_board=board,
+        player="vector",
+        client="schema/generate_vectors.py",
+    )
+    at = next(i for i in range(99, len(moves) - 1) if moves[i] != moves[i + 1])
+    swapped = moves[:at] + moves[at + 1] + moves[at] + moves[at + 2 :]
     half = len(moves) // 2
     over_tail = moves + "L"
     return {
         "valid": (full, "valid"),
         "valid-minimal": (record(seed, moves, final["score"]), "valid"),
         "valid-empty-moves": (record("empty game", "", 0), "valid"),
-        "tampered-score": (record(seed, moves, final["score"] + 2, max_tile=final["max_tile"]),
-                           "invalid"),
+        "tampered-score": (
+            record(seed, moves, final["score"] + 2, max_tile=final["max_tile"]),
+            "invalid",
+        ),
         "tampered-swapped-move": (record(seed, swapped, final["score"]), "invalid"),
-        "tampered-truncated": (record(seed, moves[:half], final["score"], final_board=board),
-                               "invalid"),
-        "tampered-max-tile": (record(seed, moves, final["score"], max_tile=final["max_tile"] * 2),
-                              "invalid"),
+        "tampered-truncated": (
+            record(seed, moves[:half], final["score"], final_board=board),
+            "invalid",
+        ),
+        "tampered-max-tile": (
+            record(seed, moves, final["score"], max_tile=final["max_tile"] * 2),
+            "invalid",
+        ),
         "invalid-move-after-game-over": (record(seed, over_tail, final["score"]), "invalid"),
         "malformed-score-float": (record(seed, moves, 12.0), "unreadable"),
         "malformed-score-string": (record(seed, moves, str(final["score"])), "unreadable"),
         "malformed-bad-letter": (record(seed, moves[:10] + "X" + moves[10:], 0), "unreadable"),
         "malformed-seed-too-long": (record("y" * 129, "", 0), "unreadable"),
         "malformed-version": ({**record(seed, moves, 0), "version": 2}, "unreadable"),
-        "malformed-duplicate-key": ('{"format":"twenty48-record","version":1,"seed":"a",'
-                                    '"moves":"","score":0,"score":0}', "unreadable"),
+        "malformed-duplicate-key": (
+            '{"format":"twenty48-record","version":1,"seed":"a","moves":"","score":0,"score":0}',
+            "unreadable",
+        ),
         "malformed-not-json": ('{"format": "twenty48-record", "version": 1,', "unreadable"),
     }
 
@@ -190,16 +212,26 @@ def main() -> int:
         dump(VECTORS / "records" / f"{name}.json", obj)
         expected[f"{name}.json"] = outcome
     dump(VECTORS / "records" / "expected.json", expected)
-    for name in ("valid", "tampered-score", "tampered-swapped-move", "tampered-truncated",
-                 "malformed-score-float"):
+    for name in (
+        "valid",
+        "tampered-score",
+        "tampered-swapped-move",
+        "tampered-truncated",
+        "malformed-score-float",
+    ):
         obj, _ = samples[name]
         dump(EXAMPLES / f"{name}.json", obj)
-    lines = [json.dumps(record(g["seed"], g["moves"], g["final"]["score"]), ensure_ascii=False)
-             for g in games]
+    lines = [
+        json.dumps(record(g["seed"], g["moves"], g["final"]["score"]), ensure_ascii=False)
+        for g in games
+    ]
     (EXAMPLES / "games.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     for g in games:
-        print(f"{g['seed'][:20]!r:24} {g['final']['moves']:4} moves, score {g['final']['score']},"
-              f" max {g['final']['max_tile']}", file=sys.stderr)
+        print(
+            f"{g['seed'][:20]!r:24} {g['final']['moves']:4} moves, score {g['final']['score']},"
+            f" max {g['final']['max_tile']}",
+            file=sys.stderr,
+        )
     return 0
 
 

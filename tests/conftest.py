@@ -21,15 +21,18 @@ settings.register_profile(
     "default", deadline=None, suppress_health_check=[HealthCheck.too_slow], max_examples=300
 )
 settings.register_profile("ci", parent=settings.get_profile("default"), max_examples=1000)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "default"))
+settings.load_profile(
+    os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "default")
+)
 
 
 def load_json(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def run_cli(*args: str, stdin: bytes | None = None, env: dict[str, str] | None = None,
-            timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
     """Run the installed ``twenty48`` console script as a real subprocess."""
     exe = Path(sys.executable).with_name("twenty48")
     command = [str(exe)] if exe.exists() else [sys.executable, "-m", "twenty48_cli"]

@@ -53,7 +53,7 @@ def slide(board: Board, direction: str) -> tuple[Board, int]:
     vertical = direction in ("U", "D")
     reverse = direction in ("R", "D")
     lines = (
-        [list(col) for col in zip(*board)] if vertical else [row[:] for row in board]
+        [list(col) for col in zip(*board, strict=True)] if vertical else [row[:] for row in board]
     )
     gained = 0
     new_lines: Board = []
@@ -66,7 +66,7 @@ def slide(board: Board, direction: str) -> tuple[Board, int]:
         new_lines.append(new_line)
         gained += line_gained
     if vertical:
-        new_lines = [list(row) for row in zip(*new_lines)]
+        new_lines = [list(row) for row in zip(*new_lines, strict=True)]
     return new_lines, gained
 
 
@@ -90,9 +90,7 @@ def spawn(seed: str, k: int, board: Board) -> tuple[int, int]:
     empties = empty_cells(board)
     if not empties:
         raise ValueError("cannot spawn on a full board")
-    digest = hmac.new(
-        seed.encode("utf-8"), k.to_bytes(8, "big"), hashlib.sha256
-    ).digest()
+    digest = hmac.new(seed.encode("utf-8"), k.to_bytes(8, "big"), hashlib.sha256).digest()
     cell = empties[int.from_bytes(digest[0:8], "big") % len(empties)]
     value = 4 if int.from_bytes(digest[8:16], "big") % 10 == 0 else 2
     return cell, value
@@ -214,12 +212,14 @@ def _self_check() -> None:
         seed = f"self-check-{g}"
         moves = random_game(seed, rng)
         steps, null_at = replay(seed, moves)
-        assert null_at is None and len(steps) == len(moves) + 1
+        assert null_at is None
+        assert len(steps) == len(moves) + 1
         final = [list(row) for row in steps[-1].board]
         assert len(moves) == 10_000 or not can_move(final)
         assert steps[-1].score == sum(s.gained for s in steps)
         steps2, null_at2 = replay(seed, moves + moves[-1:] if moves else "L")
-        assert null_at2 == len(moves) + 1 and steps2 == steps
+        assert null_at2 == len(moves) + 1
+        assert steps2 == steps
 
 
 if __name__ == "__main__":

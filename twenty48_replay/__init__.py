@@ -6,7 +6,8 @@ boards and score.  This package is the library: pure value types, the
 engine, the record format, replay and verification.
 
 >>> from twenty48_replay import Board, Direction
->>> Board.from_rows([[2, 2, 2, 2], [0] * 4, [0] * 4, [0] * 4]).slide(Direction.LEFT).board.to_rows()[0]
+>>> board = Board.from_rows([[2, 2, 2, 2], [0] * 4, [0] * 4, [0] * 4])
+>>> board.slide(Direction.LEFT).board.to_rows()[0]
 [4, 4, 0, 0]
 """
 

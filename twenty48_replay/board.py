@@ -64,7 +64,9 @@ def tile_exponent(value: int) -> int:
         return 0
     exponent = value.bit_length() - 1
     if value < 2 or value != 1 << exponent or exponent > rows.MAX_EXPONENT:
-        raise ValueError(f"tile {value} is not 0 or a power of two from 2 to {2**rows.MAX_EXPONENT}")
+        raise ValueError(
+            f"tile {value} is not 0 or a power of two from 2 to {2**rows.MAX_EXPONENT}"
+        )
     return exponent
 
 
@@ -173,9 +175,7 @@ class Board:
         """The directions that change the board, in U, D, L, R order."""
         state = self.state()
         return tuple(
-            d
-            for d in DIRECTIONS
-            if rows.move_state(state, d.code) & rows.BOARD_MASK != self.packed
+            d for d in DIRECTIONS if rows.move_state(state, d.code) & rows.BOARD_MASK != self.packed
         )
 
     def is_over(self) -> bool:

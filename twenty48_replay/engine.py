@@ -41,8 +41,10 @@ class StepData(NamedTuple):
 
 
 _VERTICAL: Final = {"U": True, "D": True, "L": False, "R": False}
-_TABLES: Final = {
-    letter: (*rows.MOVE_TABLES[code], _VERTICAL[letter])
+_TABLES: Final[
+    dict[str, tuple[dict[int, int], dict[int, int], dict[int, int], dict[int, int], bool]]
+] = {
+    letter: (*rows.MOVE_TABLES[code], _VERTICAL[letter])  # type: ignore[misc]
     for letter, code in (("U", rows.UP), ("D", rows.DOWN), ("L", rows.LEFT), ("R", rows.RIGHT))
 }
 _SPAWN_BY_FOUR: Final = (rows.SPAWN_ADD[1], rows.SPAWN_ADD[2])
@@ -64,8 +66,16 @@ def opening_state(seed: str) -> int:
 
 def _moved(state: int, letter: str) -> int:
     """Slow path of one move, used after a table miss (it learns the rows)."""
-    return rows.move_state(state, rows.UP if letter == "U" else rows.DOWN if letter == "D"
-                           else rows.LEFT if letter == "L" else rows.RIGHT)
+    return rows.move_state(
+        state,
+        rows.UP
+        if letter == "U"
+        else rows.DOWN
+        if letter == "D"
+        else rows.LEFT
+        if letter == "L"
+        else rows.RIGHT,
+    )
 
 
 def run(seed: str, moves: str, state: int | None = None, start: int = 0) -> Outcome:
@@ -92,7 +102,12 @@ def run(seed: str, moves: str, state: int | None = None, start: int = 0) -> Outc
         t0, t1, t2, t3, vertical = tables[letter]
         src = state >> 80 if vertical else state
         try:
-            r = t0[src & 0xFFFFF] + t1[src >> 20 & 0xFFFFF] + t2[src >> 40 & 0xFFFFF] + t3[src >> 60 & 0xFFFFF]
+            r = (
+                t0[src & 0xFFFFF]
+                + t1[src >> 20 & 0xFFFFF]
+                + t2[src >> 40 & 0xFFFFF]
+                + t3[src >> 60 & 0xFFFFF]
+            )
         except KeyError:
             r = _moved(state, letter)
         if not (r ^ state) & 0xFFFFFFFFFFFFFFFFFFFF:
@@ -134,5 +149,3 @@ def steps(seed: str, moves: str) -> Iterator[StepData]:
         cell = empties[selector % len(empties)]
         state = (r & _STATE) + _SPAWN_BY_FOUR[four][cell]
         yield StepData(n, letter, state, r >> _GSHIFT, cell, four)
-
-

@@ -75,7 +75,7 @@ class NullMoveError(Twenty48Error, ValueError):
     ``move_number`` is 1-based when known.
     """
 
-    def __init__(self, direction: str, move_number: int | None = None, over: bool = False):
+    def __init__(self, direction: str, move_number: int | None = None, over: bool = False) -> None:
         self.direction = direction
         self.move_number = move_number
         self.over = over

@@ -98,7 +98,11 @@ class GameState:
         if not slid.changed:
             raise NullMoveError(direction.letter, self.moves + 1, over=self.board.is_over())
         board, spawn = place_spawn(slid.board, rng_for(self.seed), self.moves + 2)
-        return GameState(self.seed, board, self.score + slid.gained, self.moves + 1), slid.gained, spawn
+        return (
+            GameState(self.seed, board, self.score + slid.gained, self.moves + 1),
+            slid.gained,
+            spawn,
+        )
 
 
 def state_of(board: Board) -> int:

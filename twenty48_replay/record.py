@@ -218,7 +218,9 @@ def validate_record_dict(data: object) -> dict[str, Any]:
     if isinstance(version, bool) or not isinstance(version, int) or isinstance(version, _Fraction):
         raise RecordError(f"{_describe(version)} is not an integer", field="version")
     if version != VERSION:
-        raise RecordError(f"version {version} is not supported (this reader knows 1)", field="version")
+        raise RecordError(
+            f"version {version} is not supported (this reader knows 1)", field="version"
+        )
     seed = data["seed"]
     if not isinstance(seed, str):
         raise RecordError(f"{_describe(seed)} is not a string", field="seed")

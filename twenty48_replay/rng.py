@@ -84,7 +84,8 @@ class SpawnRng:
         inner.update(_COUNTER.pack(k))
         outer = self._outer.copy()
         outer.update(inner.digest())
-        return outer.digest()
+        digest: bytes = outer.digest()
+        return digest
 
     def draw(self, k: int) -> tuple[int, bool]:
         """The raw draw of spawn ``k``: (cell selector, whether the tile is a 4)."""

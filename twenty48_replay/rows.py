@@ -93,17 +93,42 @@ def _t_bit(row: int, col: int) -> int:
     return BOARD_BITS + CELL_BITS * (col * 4 + row)
 
 
-def _contribution(line: int, result: tuple[int, ...], gained: int, vertical: bool) -> int:
-    """Pack one moved line's cells (in b and t), empty mask and gain."""
-    value = gained << GAIN_SHIFT
+def _line_parts(result: tuple[int, ...]) -> tuple[int, int, int, int]:
+    """A moved line as (row key, the same cells spread one per row, empty bits, spread empties).
+
+    "Spread" puts cell j at the position of row j, column 0, which is where a
+    row of ``b`` lands in ``t`` (and a row of ``t`` in ``b``) before shifting
+    by the column; the contributions below are shifts of these four numbers.
+    """
+    key = spread = empty = empty_spread = 0
     for j, e in enumerate(result):
-        row, col = (j, line) if vertical else (line, j)
-        if e:
-            value |= e << _b_bit(row, col)
-            value |= e << _t_bit(row, col)
-        else:
-            value |= 1 << (EMPTY_SHIFT + row * 4 + col)
-    return value
+        key |= e << (CELL_BITS * j)
+        spread |= e << (ROW_BITS * j)
+        if not e:
+            empty |= 1 << j
+            empty_spread |= 1 << (4 * j)
+    return key, spread, empty, empty_spread
+
+
+def _contributions(result: tuple[int, ...], gained: int, vertical: bool) -> list[int]:
+    """Each line's contribution (b cells, t cells, empty mask, gain) for one moved line."""
+    key, spread, empty, empty_spread = _line_parts(result)
+    gain = gained << GAIN_SHIFT
+    if vertical:  # line p is column p of b, row p of t
+        return [
+            gain
+            | spread << (CELL_BITS * p)
+            | key << (BOARD_BITS + ROW_BITS * p)
+            | empty_spread << (EMPTY_SHIFT + p)
+            for p in range(4)
+        ]
+    return [
+        gain
+        | key << (ROW_BITS * p)
+        | spread << (BOARD_BITS + CELL_BITS * p)
+        | empty << (EMPTY_SHIFT + 4 * p)
+        for p in range(4)
+    ]
 
 
 # MOVE_TABLES[direction][line] maps a source row key to its contribution.
@@ -123,21 +148,28 @@ def learn_row(key: int) -> None:
     toward_start, gain_start = slide_exponents(cells)
     toward_end_rev, gain_end = slide_exponents(cells[::-1])
     toward_end = toward_end_rev[::-1]
+    spread = _line_parts(cells)[1]
+    for direction, result, gained, vertical in (
+        (LEFT, toward_start, gain_start, False),
+        (RIGHT, toward_end, gain_end, False),
+        (UP, toward_start, gain_start, True),
+        (DOWN, toward_end, gain_end, True),
+    ):
+        for table, value in zip(
+            MOVE_TABLES[direction], _contributions(result, gained, vertical), strict=True
+        ):
+            table[key] = value
     for line in range(4):
-        MOVE_TABLES[LEFT][line][key] = _contribution(line, toward_start, gain_start, False)
-        MOVE_TABLES[RIGHT][line][key] = _contribution(line, toward_end, gain_end, False)
-        MOVE_TABLES[UP][line][key] = _contribution(line, toward_start, gain_start, True)
-        MOVE_TABLES[DOWN][line][key] = _contribution(line, toward_end, gain_end, True)
-        transposed = 0
-        for col, e in enumerate(cells):
-            transposed |= e << (CELL_BITS * (col * 4 + line))
-        TRANSPOSE_TABLES[line][key] = transposed
+        TRANSPOSE_TABLES[line][key] = spread << (CELL_BITS * line)
 
 
 def learn_rows_of(source: int) -> None:
-    """Learn the four row keys of an 80-bit half-state."""
+    """Learn the row keys of an 80-bit half-state that are not known yet."""
+    known = TRANSPOSE_TABLES[0]
     for line in range(4):
-        learn_row((source >> (ROW_BITS * line)) & ROW_MASK)
+        key = (source >> (ROW_BITS * line)) & ROW_MASK
+        if key not in known:
+            learn_row(key)
 
 
 def transpose(b: int) -> int:

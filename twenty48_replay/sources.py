@@ -41,11 +41,12 @@ def _read_bounded(stream: BinaryIO, source: str) -> bytes:
     return data
 
 
-def _parse(data: bytes, source: str, index: int) -> SourcedRecord:
+def _parse(data: bytes, source: str, index: int, line: int | None = None) -> SourcedRecord:
+    """Read one record; errors name the line only when the input has lines."""
     try:
         return SourcedRecord(source, index, Record.from_json(data))
     except RecordError as exc:
-        return SourcedRecord(source, index, None, exc.located(source, index))
+        return SourcedRecord(source, index, None, exc.located(source, line))
 
 
 def _lines(stream: BinaryIO, source: str, first: bytes = b"") -> Iterator[SourcedRecord]:
@@ -67,23 +68,23 @@ def _lines(stream: BinaryIO, source: str, first: bytes = b"") -> Iterator[Source
         if number == 1 and line.startswith(b"\xef\xbb\xbf"):
             line = line[3:]
         if line.strip():
-            yield _parse(line, source, number)
+            yield _parse(line, source, number, number)
 
 
-def _stdin_records(stream: BinaryIO) -> Iterator[SourcedRecord]:
-    """Standard input: one JSON document if the whole input is one, else JSON Lines."""
-    data = _read_bounded(stream, STDIN)
+def _detect(stream: BinaryIO, source: str) -> Iterator[SourcedRecord]:
+    """One JSON document if the whole input is one, else JSON Lines (stdin, other names)."""
+    data = _read_bounded(stream, source)
     if not data.strip():
         return
     try:
         document = loads_strict(data)
     except RecordError:
-        yield from _lines(io.BytesIO(data), STDIN)
+        yield from _lines(io.BytesIO(data), source)
         return
     try:
-        yield SourcedRecord(STDIN, 1, Record.from_dict(document))
+        yield SourcedRecord(source, 1, Record.from_dict(document))
     except RecordError as exc:
-        yield SourcedRecord(STDIN, 1, None, exc.located(STDIN, 1))
+        yield SourcedRecord(source, 1, None, exc.located(source, None))
 
 
 def read_records(path: str, stdin: BinaryIO | None = None) -> Iterator[SourcedRecord]:
@@ -94,7 +95,7 @@ def read_records(path: str, stdin: BinaryIO | None = None) -> Iterator[SourcedRe
     yielded as items with an ``error``.
     """
     if path == STDIN:
-        yield from _stdin_records(stdin if stdin is not None else sys.stdin.buffer)
+        yield from _detect(stdin if stdin is not None else sys.stdin.buffer, STDIN)
         return
     try:
         if os.path.isdir(path):
@@ -102,11 +103,14 @@ def read_records(path: str, stdin: BinaryIO | None = None) -> Iterator[SourcedRe
         with open(path, "rb") as stream:
             if path.endswith(".jsonl"):
                 yield from _lines(stream, path)
+            elif not path.endswith(".json"):  # unknown extension: detect, as for stdin
+                yield from _detect(stream, path)
             else:
                 size = os.fstat(stream.fileno()).st_size
                 if size > MAX_INPUT_BYTES:
                     raise RecordError(
-                        f"file is {size:,} bytes, over the limit of {MAX_INPUT_BYTES:,}", source=path
+                        f"file is {size:,} bytes, over the limit of {MAX_INPUT_BYTES:,}",
+                        source=path,
                     )
                 yield _parse(_read_bounded(stream, path), path, 1)
     except FileNotFoundError:
