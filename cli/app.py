@@ -15,7 +15,10 @@ import typer
 from twenty48_replay import __version__
 from twenty48_replay.errors import EXIT_UNUSABLE, Twenty48Error
 
+from .games_cmd import check_command, list_command, show_command, stats_command, where_command
 from .output import fail
+from .play_cmd import play_command
+from .records_cmd import export_command, import_command
 from .verify_cmd import verify_command
 
 app = typer.Typer(
@@ -46,7 +49,15 @@ def root(
     """2048 as a replayable, verifiable record."""
 
 
+app.command("play")(play_command)
+app.command("list")(list_command)
+app.command("show")(show_command)
+app.command("stats")(stats_command)
+app.command("export")(export_command)
+app.command("import")(import_command)
 app.command("verify")(verify_command)
+app.command("check")(check_command)
+app.command("where")(where_command)
 
 
 def main() -> None:

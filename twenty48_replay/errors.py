@@ -82,3 +82,36 @@ class NullMoveError(Twenty48Error, ValueError):
         where = f"move {move_number} ({direction})" if move_number else f"move {direction}"
         why = "the game is over" if over else "it does not change the board"
         super().__init__(f"{where} is not a valid move: {why}")
+
+
+class GameNotFoundError(Twenty48Error, LookupError):
+    """No game with this id in the store (exit 1)."""
+
+    def __init__(self, game_id: object) -> None:
+        self.game_id = game_id
+        super().__init__(f"no game with id {game_id}")
+
+
+class ConflictError(Twenty48Error):
+    """The log moved on since it was read: another writer appended first (exit 1).
+
+    Optimistic concurrency: an append names the sequence number it expects
+    to write; if the game already has it, the append is refused and nothing
+    is written.  Reload the game and try again.
+    """
+
+    def __init__(self, game_id: int, expected: int, actual: int | None = None) -> None:
+        self.game_id = game_id
+        self.expected = expected
+        self.actual = actual
+        now = f" (it has {actual} moves now)" if actual is not None else ""
+        super().__init__(
+            f"game {game_id} was changed by another process: expected to write move "
+            f"{expected + 1}{now}; reload it and try again"
+        )
+
+
+class StoreError(Twenty48Error):
+    """The database cannot be used: unreadable, not ours, too new, locked (exit 2)."""
+
+    exit_code: ClassVar[int] = EXIT_UNUSABLE

@@ -1,0 +1,134 @@
+"""Looking at stored games: ``list``, ``show``, ``stats``, ``where`` and ``check``."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import typer
+
+from twenty48_replay.errors import EXIT_FAILED
+
+from .common import DbOption, JsonOption, local_time, open_store
+from .output import emit, emit_json, warn
+from .render import board_text, summary_line
+
+StateFilter = Literal["all", "unfinished", "over", "won"]
+
+
+def list_command(
+    db: DbOption = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many games.")] = 20,
+    state: Annotated[
+        StateFilter, typer.Option("--state", help="Only games in this state.")
+    ] = "all",
+    player: Annotated[
+        str | None, typer.Option("--player", help="Only this player's games.")
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Recent games: id, date, score, max tile, moves and state."""
+    with open_store(db) as store:
+        games = store.list_games(limit=limit, state=state, player=player)
+    if as_json:
+        for g in games:
+            emit_json(
+                {
+                    "id": g.id,
+                    "seed": g.seed,
+                    "player": g.player,
+                    "created": local_time(g.created_ms),
+                    "updated": local_time(g.updated_ms),
+                    "score": g.score,
+                    "max_tile": g.max_tile,
+                    "moves": g.move_count,
+                    "won": g.won,
+                    "over": g.over,
+                    "assisted": g.assisted,
+                }
+            )
+        return
+    if not games:
+        warn("no games yet: start one with 'twenty48 play'")
+        return
+    emit(f"{'id':>5}  {'played':16}  {'score':>8}  {'max':>6}  {'moves':>6}  state")
+    for g in games:
+        label = g.state_label + (" (assisted)" if g.assisted else "")
+        emit(
+            f"{g.id:>5}  {local_time(g.updated_ms):16}  {g.score:>8}  {g.max_tile:>6}  "
+            f"{g.move_count:>6}  {label}"
+        )
+
+
+def show_command(
+    game_id: Annotated[int, typer.Argument(help="Game id (see 'twenty48 list').")],
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """One game: board, score and a summary of its record."""
+    with open_store(db) as store:
+        info = store.game(game_id)
+        record = store.export_record(game_id)
+    if as_json:
+        emit_json({"id": info.id, "state": info.state_label, **record.to_dict()})
+        return
+    flags = [info.state_label] + (["assisted"] if info.assisted else [])
+    emit(f"game {info.id}  seed {info.seed!r}  player {info.player or '-'}")
+    emit(f"started {local_time(info.created_ms)}  last move {local_time(info.updated_ms)}")
+    emit(summary_line(info.score, info.move_count, info.max_tile, flags))
+    emit(board_text(info.board))
+    tail = record.moves[-60:]
+    emit(f"moves: {'...' if len(record.moves) > 60 else ''}{tail}")
+
+
+def stats_command(
+    db: DbOption = None,
+    player: Annotated[
+        str | None, typer.Option("--player", help="Only this player's games.")
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Best score, games, wins, average score and highest-tile distribution."""
+    with open_store(db) as store:
+        stats = store.stats(player)
+    if as_json:
+        emit_json(stats.to_json())
+        return
+    emit(f"games        {stats.games} ({stats.finished} finished)")
+    emit(f"wins         {stats.wins}")
+    emit(f"best score   {stats.best_score}")
+    emit(f"average      {stats.average_score:.1f}")
+    emit(f"moves        {stats.total_moves}")
+    if stats.max_tiles:
+        emit("highest tile")
+        top = max(stats.max_tiles.values())
+        for tile, count in sorted(stats.max_tiles.items(), reverse=True):
+            bar = "#" * max(1, round(30 * count / top))
+            emit(f"  {tile:>6}  {count:>5}  {bar}")
+
+
+def where_command(db: DbOption = None) -> None:
+    """Print where the database is (creating it if needed)."""
+    with open_store(db) as store:
+        emit(store.name)
+
+
+def check_command(db: DbOption = None, as_json: JsonOption = False) -> None:
+    """Re-derive every game from seed + moves and run the database's integrity check."""
+    with open_store(db) as store:
+        report = store.check()
+    if as_json:
+        emit_json(
+            {
+                "healthy": report.healthy,
+                "games": report.games,
+                "moves": report.moves,
+                "problems": list(report.problems),
+            }
+        )
+    else:
+        for problem in report.problems:
+            emit(problem)
+        verdict = "healthy" if report.healthy else f"{len(report.problems)} problem(s)"
+        warn(f"checked {report.games} games, {report.moves} moves: {verdict}")
+    if not report.healthy:
+        raise typer.Exit(EXIT_FAILED)

@@ -1,0 +1,127 @@
+"""``twenty48 play``: the terminal UI, or scripted moves with ``--moves``.
+
+Which game: ``--game ID`` that game; ``--new`` or ``--seed S`` a new one;
+otherwise the latest unfinished game (as the browser original resumes),
+or a new one when there is none.
+"""
+
+from __future__ import annotations
+
+import getpass
+import sys
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from twenty48_replay.board import Direction
+from twenty48_replay.errors import EXIT_FAILED, NullMoveError, RecordError, Twenty48Error
+from twenty48_replay.rng import seed_key
+
+from .common import DbOption, open_store
+from .output import emit, fail, warn
+from .render import board_text, summary_line
+
+if TYPE_CHECKING:
+    from twenty48_replay.store import GameSession, Store
+
+
+def default_player() -> str | None:
+    """The OS user name, as the player of new games (None if unknown)."""
+    try:
+        return getpass.getuser()
+    except Exception:
+        return None
+
+
+def choose_session(
+    store: Store, *, game: int | None, new: bool, seed: str | None, player: str | None
+) -> GameSession:
+    """The game to play, following the rules in the module docstring."""
+    if game is not None and (new or seed is not None):
+        raise typer.BadParameter("--game cannot be combined with --new or --seed")
+    if seed is not None:
+        try:
+            seed_key(seed)
+        except RecordError as exc:
+            raise typer.BadParameter(f"--seed: {exc.reason}") from None
+    if game is not None:
+        return store.open_game(game)
+    if not new and seed is None:
+        latest = store.resume_latest()
+        if latest is not None:
+            return latest
+    return store.new_game(seed, player=player)
+
+
+def play_command(
+    db: DbOption = None,
+    game: Annotated[int | None, typer.Option("--game", "-g", help="Continue this game id.")] = None,
+    new: Annotated[bool, typer.Option("--new", help="Start a new game.")] = False,
+    seed: Annotated[
+        str | None, typer.Option("--seed", help="Start a new game with this seed.")
+    ] = None,
+    moves: Annotated[
+        str | None,
+        typer.Option(
+            "--moves",
+            "-m",
+            help="Apply these moves (letters U D L R) without the UI, storing each.",
+        ),
+    ] = None,
+    player: Annotated[
+        str | None, typer.Option("--player", help="Player name for a new game.")
+    ] = None,
+) -> None:
+    """Play 2048 in the terminal; every move is saved before the next key is read."""
+    player = player or default_player()
+    with open_store(db) as store:
+        session = choose_session(store, game=game, new=new, seed=seed, player=player)
+        if moves is not None:
+            scripted_play(store, session, moves)
+            return
+        if not sys.stdin.isatty() or not sys.stdout.isatty():
+            fail("the game needs a terminal; use --moves LURD... to play without one")
+            raise typer.Exit(2)
+        from .tui.play_app import run_play_app
+
+        run_play_app(store, session)
+
+
+def scripted_play(store: Store, session: GameSession, moves: str) -> None:
+    """Apply a move string, committing each move; stop at the first refused letter."""
+    letters = "".join(moves.split()).upper()
+    bad = next((i for i, ch in enumerate(letters) if ch not in "UDLR"), None)
+    if bad is not None:
+        raise typer.BadParameter(
+            f"--moves: letter {letters[bad]!r} at position {bad + 1} is not U, D, L or R"
+        )
+    start = session.state.moves
+    applied = 0
+    error: Twenty48Error | None = None
+    for letter in letters:
+        try:
+            session.play(Direction(letter))
+        except NullMoveError:
+            over = session.state.over
+            why = "the game is over" if over else "it does not change the board"
+            error = Twenty48Error(
+                f"letter {applied + 1} of --moves ({letter}, which would be move "
+                f"{session.state.moves + 1}) refused: {why}; {applied} move(s) before it are stored"
+            )
+            break
+        applied += 1
+    state = session.state
+    flags = ["won"] if state.won else []
+    if state.over:
+        flags.append("over")
+    emit(f"game {session.id}  seed {state.seed!r}")
+    emit(summary_line(state.score, state.moves, state.max_tile, flags))
+    emit(board_text(state.board))
+    warn(
+        f"applied {applied} move(s) (moves {start + 1}-{state.moves})"
+        if applied
+        else "applied no move"
+    )
+    if error is not None:
+        fail(str(error))
+        raise typer.Exit(EXIT_FAILED)

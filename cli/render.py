@@ -1,0 +1,17 @@
+"""Boards as text, for the non-interactive commands (show, play --moves, replay --at)."""
+
+from __future__ import annotations
+
+from twenty48_replay.board import Board
+
+
+def board_text(board: Board) -> str:
+    """A fixed-width grid, empty cells as dots; wide enough for 131072."""
+    return board.pretty()
+
+
+def summary_line(score: int, moves: int, max_tile: int, flags: list[str] | None = None) -> str:
+    """'score 1234 · moves 150 · max tile 256 · won'."""
+    parts = [f"score {score}", f"moves {moves}", f"max tile {max_tile}"]
+    parts.extend(flags or [])
+    return " · ".join(parts)

@@ -1,0 +1,132 @@
+"""Everything that differs between database backends, in one place.
+
+* SQLite: WAL with ``synchronous=FULL`` (a committed move survives a crash
+  or power loss), ``BEGIN IMMEDIATE`` transactions (a writer takes the lock
+  up front, so two writers conflict cleanly instead of deadlocking),
+  ``trusted_schema=OFF`` (an untrusted file cannot run functions from its
+  schema), and a busy timeout so a briefly locked file waits.
+* The append-only log is enforced by triggers in each dialect: UPDATE and
+  DELETE on ``moves`` are refused, and an INSERT must carry exactly the next
+  sequence number of its game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+from sqlalchemy import Engine, event
+from sqlalchemy.engine import Connection
+
+APPEND_ONLY_MESSAGE: Final = "twenty48: the move log is append-only"
+SEQUENCE_MESSAGE: Final = "twenty48: move out of sequence"
+BUSY_TIMEOUT_MS: Final = 5000
+#: Execution option marking a connection that only reads (no write lock up front).
+READ_ONLY_OPTION: Final = "twenty48_read_only"
+
+_SQLITE_TRIGGERS: Final = (
+    f"""CREATE TRIGGER IF NOT EXISTS moves_no_update BEFORE UPDATE ON moves
+        BEGIN SELECT RAISE(ABORT, '{APPEND_ONLY_MESSAGE}'); END""",
+    f"""CREATE TRIGGER IF NOT EXISTS moves_no_delete BEFORE DELETE ON moves
+        BEGIN SELECT RAISE(ABORT, '{APPEND_ONLY_MESSAGE}'); END""",
+    f"""CREATE TRIGGER IF NOT EXISTS moves_next_seq BEFORE INSERT ON moves
+        WHEN NEW.seq IS NOT (SELECT COALESCE(MAX(seq), 0) + 1 FROM moves
+                             WHERE game_id = NEW.game_id)
+        BEGIN SELECT RAISE(ABORT, '{SEQUENCE_MESSAGE}'); END""",
+)
+
+_POSTGRESQL_TRIGGERS: Final = (
+    f"""CREATE OR REPLACE FUNCTION twenty48_moves_append_only() RETURNS trigger AS $$
+        BEGIN RAISE EXCEPTION '{APPEND_ONLY_MESSAGE}'; END; $$ LANGUAGE plpgsql""",
+    f"""CREATE OR REPLACE FUNCTION twenty48_moves_next_seq() RETURNS trigger AS $$
+        BEGIN
+          IF NEW.seq IS DISTINCT FROM (SELECT COALESCE(MAX(seq), 0) + 1 FROM moves
+                                       WHERE game_id = NEW.game_id) THEN
+            RAISE EXCEPTION '{SEQUENCE_MESSAGE}';
+          END IF;
+          RETURN NEW;
+        END; $$ LANGUAGE plpgsql""",
+    "DROP TRIGGER IF EXISTS moves_no_update_delete ON moves",
+    """CREATE TRIGGER moves_no_update_delete BEFORE UPDATE OR DELETE OR TRUNCATE ON moves
+        FOR EACH STATEMENT EXECUTE FUNCTION twenty48_moves_append_only()""",
+    "DROP TRIGGER IF EXISTS moves_next_seq ON moves",
+    """CREATE TRIGGER moves_next_seq BEFORE INSERT ON moves
+        FOR EACH ROW EXECUTE FUNCTION twenty48_moves_next_seq()""",
+)
+
+
+def configure_engine(engine: Engine) -> None:
+    """Install the per-connection settings of the engine's dialect."""
+    if engine.dialect.name == "sqlite":
+        event.listen(engine, "connect", _sqlite_connect)
+        event.listen(engine, "begin", _sqlite_begin)
+
+
+def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
+    # Let SQLAlchemy's "begin" event issue BEGIN itself (pysqlite's implicit
+    # transactions would start a deferred one).
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA trusted_schema = OFF")
+        cursor.execute("PRAGMA foreign_keys = ON")
+        cursor.execute("PRAGMA synchronous = FULL")
+        cursor.execute("PRAGMA journal_mode = WAL")  # persistent; a no-op once set
+    finally:
+        cursor.close()
+
+
+def _sqlite_begin(connection: Connection) -> None:
+    reader = connection.get_execution_options().get(READ_ONLY_OPTION, False)
+    connection.exec_driver_sql("BEGIN" if reader else "BEGIN IMMEDIATE")
+
+
+def install_triggers(connection: Connection) -> None:
+    """Create the append-only and sequence triggers for this dialect."""
+    name = connection.dialect.name
+    if name == "sqlite":
+        statements: tuple[str, ...] = _SQLITE_TRIGGERS
+    elif name == "postgresql":
+        statements = _POSTGRESQL_TRIGGERS
+    else:  # pragma: no cover - refused earlier by the store
+        raise ValueError(f"unsupported database dialect {name!r}")
+    for statement in statements:
+        connection.exec_driver_sql(statement)
+
+
+def integrity_check(connection: Connection) -> list[str]:
+    """The database's own consistency check; an empty list means healthy."""
+    if connection.dialect.name == "sqlite":
+        rows = [r[0] for r in connection.exec_driver_sql("PRAGMA integrity_check").fetchall()]
+        return [] if rows == ["ok"] else [str(r) for r in rows]
+    return []  # PostgreSQL checks its pages itself (checksums); nothing cheap to ask here
+
+
+def bulk_insert_moves(
+    connection: Connection, rows: Sequence[tuple[int, int, str, int | None]]
+) -> None:
+    """Insert many move rows fast: the driver's executemany with plain tuples."""
+    style = connection.dialect.paramstyle
+    marks = "?, ?, ?, ?" if style == "qmark" else "%s, %s, %s, %s"
+    connection.exec_driver_sql(
+        f"INSERT INTO moves (game_id, seq, direction, played_ms) VALUES ({marks})", rows
+    )
+
+
+def is_lock_error(message: str) -> bool:
+    """Whether a driver error means another process holds the database."""
+    return "database is locked" in message or "database table is locked" in message
+
+
+def file_size_bytes(connection: Connection) -> int | None:
+    """Size of the database in bytes (SQLite pages in use), for stats and benchmarks."""
+    if connection.dialect.name == "sqlite":
+        count = connection.exec_driver_sql("PRAGMA page_count").scalar_one()
+        size = connection.exec_driver_sql("PRAGMA page_size").scalar_one()
+        return int(count) * int(size)
+    if connection.dialect.name == "postgresql":
+        return int(
+            connection.exec_driver_sql("SELECT pg_database_size(current_database())").scalar_one()
+        )
+    return None
