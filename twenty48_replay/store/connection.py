@@ -109,7 +109,7 @@ def _ensure_schema(engine: Engine, shown: str) -> None:
         reader = reader.execution_options(**{dialects.READ_ONLY_OPTION: True})
         names = set(inspect(reader).get_table_names())
         values = (
-            dict(reader.execute(select(meta.c.key, meta.c.value)).tuples().all())
+            {key: value for key, value in reader.execute(select(meta.c.key, meta.c.value))}
             if meta.name in names
             else {}
         )

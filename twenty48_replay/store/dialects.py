@@ -29,9 +29,11 @@ _SQLITE_TRIGGERS: Final = (
         BEGIN SELECT RAISE(ABORT, '{APPEND_ONLY_MESSAGE}'); END""",
     f"""CREATE TRIGGER IF NOT EXISTS moves_no_delete BEFORE DELETE ON moves
         BEGIN SELECT RAISE(ABORT, '{APPEND_ONLY_MESSAGE}'); END""",
+    # "The previous move exists" plus the primary key's uniqueness means
+    # "exactly the next move"; a point lookup is cheaper than MAX per row.
     f"""CREATE TRIGGER IF NOT EXISTS moves_next_seq BEFORE INSERT ON moves
-        WHEN NEW.seq IS NOT (SELECT COALESCE(MAX(seq), 0) + 1 FROM moves
-                             WHERE game_id = NEW.game_id)
+        WHEN NEW.seq IS NOT 1 AND NOT EXISTS (
+            SELECT 1 FROM moves WHERE game_id = NEW.game_id AND seq = NEW.seq - 1)
         BEGIN SELECT RAISE(ABORT, '{SEQUENCE_MESSAGE}'); END""",
 )
 
@@ -40,8 +42,8 @@ _POSTGRESQL_TRIGGERS: Final = (
         BEGIN RAISE EXCEPTION '{APPEND_ONLY_MESSAGE}'; END; $$ LANGUAGE plpgsql""",
     f"""CREATE OR REPLACE FUNCTION twenty48_moves_next_seq() RETURNS trigger AS $$
         BEGIN
-          IF NEW.seq IS DISTINCT FROM (SELECT COALESCE(MAX(seq), 0) + 1 FROM moves
-                                       WHERE game_id = NEW.game_id) THEN
+          IF NEW.seq IS DISTINCT FROM 1 AND NOT EXISTS (
+              SELECT 1 FROM moves WHERE game_id = NEW.game_id AND seq = NEW.seq - 1) THEN
             RAISE EXCEPTION '{SEQUENCE_MESSAGE}';
           END IF;
           RETURN NEW;
