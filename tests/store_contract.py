@@ -164,9 +164,11 @@ class StoreContract:
                 f"INSERT INTO moves (game_id, seq, direction) VALUES ({session.id}, 9, 'L')",
                 f"INSERT INTO moves (game_id, seq, direction) VALUES ({session.id}, 5, 'L')",
             ):
-                with pytest.raises(DBAPIError, match="append-only|out of sequence|UNIQUE|unique"):
-                    with engine.begin() as connection:
-                        connection.execute(text(statement))
+                with (
+                    pytest.raises(DBAPIError, match=r"append-only|out of sequence|UNIQUE|unique"),
+                    engine.begin() as connection,
+                ):
+                    connection.execute(text(statement))
         finally:
             engine.dispose()
         assert store.moves(session.id) == greedy_letters("tamper", 5)

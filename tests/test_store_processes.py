@@ -149,7 +149,7 @@ def test_second_cli_play_on_the_same_game_gets_the_conflict(tmp_path: Path) -> N
     time.sleep(1.0)
     # The second shell loads the game while the first keeps appending.
     second = run_cli("play", "--db", str(db), "--game", "1", "--moves", "LRLRLRLRLR" * 20)
-    out, err = long_run.communicate(timeout=120)
+    _, err = long_run.communicate(timeout=120)
     messages = err + second.stderr
     assert "Traceback" not in messages
     # Either shell may lose the race; the loser stops with the conflict error
