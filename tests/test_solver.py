@@ -1,0 +1,187 @@
+"""The built-in solver: board arrays agree with the engine, moves are valid and sensible.
+
+Kept to a few seconds: the searches here use small node budgets, and the
+strength of the solver is measured by tests/bench/bench_solver.py instead.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from twenty48_replay import Board, Direction, Record, verify
+from twenty48_replay.solver import SearchSettings, best_move, play_game, search
+from twenty48_replay.solver import boards as bd
+from twenty48_replay.solver import tables as tb
+
+DATA = Path(__file__).resolve().parent / "data"
+FAST = SearchSettings(max_nodes=20_000)
+TILES = [0, 0, 0, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 32768, 65536, 131072]
+
+
+def random_board(draw: st.DrawFn, values: list[int]) -> Board:
+    return Board.from_cells(draw(st.lists(st.sampled_from(values), min_size=16, max_size=16)))
+
+
+@st.composite
+def boards(draw: st.DrawFn) -> Board:
+    return random_board(draw, TILES)
+
+
+def reference_heuristic(line: list[int]) -> float:
+    """nneonneo's line heuristic, written out plainly as in 2048.cpp."""
+    total = 0.0
+    empty = merges = prev = counter = 0
+    for rank in line:
+        total += rank**tb.SUM_POWER
+        if rank == 0:
+            empty += 1
+            continue
+        if prev == rank:
+            counter += 1
+        elif counter > 0:
+            merges += 1 + counter
+            counter = 0
+        prev = rank
+    if counter > 0:
+        merges += 1 + counter
+    left = right = 0.0
+    for i in range(1, 4):
+        if line[i - 1] > line[i]:
+            left += line[i - 1] ** 4 - line[i] ** 4
+        else:
+            right += line[i] ** 4 - line[i - 1] ** 4
+    return (
+        tb.LOST_PENALTY
+        + tb.EMPTY_WEIGHT * empty
+        + tb.MERGES_WEIGHT * merges
+        - tb.MONOTONICITY_WEIGHT * min(left, right)
+        - tb.SUM_WEIGHT * total
+    )
+
+
+def test_heuristic_table_matches_the_definition() -> None:
+    table = tb.tables().heur
+    rng = np.random.default_rng(7)
+    for line in [[0, 0, 0, 0], [1, 1, 1, 1], [17, 16, 15, 0], *rng.integers(0, 18, (300, 4))]:
+        cells = [int(e) for e in line]
+        key = sum((e & 15) << (4 * j) | (e >> 4) << (16 + j) for j, e in enumerate(cells))
+        assert table[key] == pytest.approx(reference_heuristic(cells))
+
+
+@settings(max_examples=60)
+@given(st.lists(boards(), min_size=1, max_size=8))
+def test_board_arrays_move_like_the_engine(batch: list[Board]) -> None:
+    """Narrow and wide batches (65536+ tiles included) move exactly like Board.slide."""
+    split = [bd.split_board(b) for b in batch]
+    assert [bd.join_board(lo, hi) for lo, hi in split] == batch
+    lo = np.array([s[0] for s in split], dtype=bd.U64)
+    hi = np.array([s[1] for s in split], dtype=bd.U16)
+    narrow_ok = all(b.tile_sum < 65536 for b in batch)
+    for direction in Direction:
+        expected = [b.slide(direction).board for b in batch]
+        mlo, mhi = bd.move(lo, hi, direction.code)
+        assert mhi is not None
+        assert [bd.join_board(int(x), int(y)) for x, y in zip(mlo, mhi, strict=True)] == expected
+        if narrow_ok:
+            nlo, _ = bd.move(lo, None, direction.code)
+            assert [bd.join_board(int(x), 0) for x in nlo] == expected
+    empty = bd.empty_cells(lo, hi)
+    assert [tuple(np.flatnonzero(row)) for row in empty] == [b.empty_cells() for b in batch]
+
+
+def test_tables_are_built_lazily() -> None:
+    """Importing the library (and verifying) must not import NumPy."""
+    code = (
+        "import sys, twenty48_replay\n"
+        "from twenty48_replay import Record, verify\n"
+        "verify(Record('s', 'L', 0))\n"
+        "assert 'numpy' not in sys.modules, 'numpy imported'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@settings(max_examples=25)
+@given(boards())
+def test_never_returns_an_invalid_move(board: Board) -> None:
+    direction, values = best_move(board, SearchSettings(max_nodes=3_000, max_plies=3))
+    valid = board.valid_directions()
+    assert set(values) == set(valid)
+    if valid:
+        assert direction in valid
+        assert all(v >= 0 for v in values.values())
+    else:
+        assert direction is None
+
+
+def test_picks_the_only_valid_move() -> None:
+    one = Board.from_rows([[0, 2, 4, 8], [0, 4, 8, 2], [0, 2, 4, 8], [0, 4, 8, 2]])
+    assert one.valid_directions() == (Direction.LEFT,)
+    direction, values = best_move(one, FAST)
+    assert direction is Direction.LEFT
+    assert set(values) == {Direction.LEFT}
+
+
+def test_no_move_on_a_lost_board() -> None:
+    lost = Board.from_rows([[2, 4, 2, 4], [4, 2, 4, 2], [2, 4, 2, 4], [4, 2, 4, 2]])
+    assert best_move(lost) == (None, {})
+
+
+def test_avoids_a_move_that_loses_at_once() -> None:
+    """Moving up fills the board with no merge left (lost); left keeps the game going."""
+    board = Board.from_rows([[0, 2, 4, 2], [4, 8, 16, 4], [8, 16, 32, 8], [16, 32, 64, 16]])
+    direction, values = best_move(board, FAST)
+    assert direction is not Direction.UP
+    assert values[Direction.UP] < min(v for d, v in values.items() if d is not Direction.UP)
+
+
+def test_takes_the_winning_merge() -> None:
+    """Two 1024s side by side in a crowded board: merging them is the only sane move."""
+    board = Board.from_rows(
+        [[1024, 1024, 2, 4], [8, 16, 32, 64], [128, 256, 512, 8], [2, 4, 8, 16]]
+    )
+    direction, _values = best_move(board, FAST)
+    assert direction in (Direction.LEFT, Direction.RIGHT)
+    slid = board.slide(direction).board
+    assert slid.max_tile == 2048
+
+
+def test_handles_tiles_above_32768() -> None:
+    """Two 65536s merge into 131072; the wide search sees it and takes it."""
+    board = Board.from_rows(
+        [[65536, 65536, 2, 4], [32768, 16384, 8, 2], [4, 8, 4, 16], [2, 4, 2, 8]]
+    )
+    result = search(board, FAST)
+    assert result.values
+    direction, _ = best_move(board, FAST)
+    assert direction in (Direction.LEFT, Direction.RIGHT)
+    assert board.slide(direction).board.max_tile == 131072
+
+
+def test_solver_game_verifies() -> None:
+    played = play_game("solver-test", 128, settings=SearchSettings(max_nodes=5_000))
+    assert played.state.max_tile >= 128
+    record = Record(played.seed if hasattr(played, "seed") else "solver-test", played.moves, 0)
+    result = verify(Record(record.seed, record.moves, played.state.score))
+    assert result.valid, result.reasons
+    assert result.max_tile == played.state.max_tile
+
+
+@pytest.mark.parametrize("name", ["win-2048.json", "long-2000.json"])
+def test_data_records_verify(name: str) -> None:
+    record = Record.from_json((DATA / name).read_text(encoding="utf-8"))
+    result = verify(record)
+    assert result.valid, result.reasons
+    if name == "win-2048.json":
+        assert result.max_tile == 2048
+        assert verify(Record(record.seed, record.moves[:-1], 0)).max_tile < 2048
+    else:
+        assert result.moves >= 2000
+    assert json.loads((DATA / name).read_text(encoding="utf-8"))["player"] == "solver"

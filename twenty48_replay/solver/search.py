@@ -1,0 +1,230 @@
+"""Expectimax, breadth first: one NumPy pass per level of the tree.
+
+The tree alternates *afterstates* (a board just after a move, before its
+spawn: a chance node) and *spawned states* (a board waiting for the player:
+a max node).  A chance node averages over every empty cell with a 2
+(p = 0.9) and a 4 (p = 0.1); a max node takes the best valid move, or 0 (the
+value of a lost game, below every heuristic value) when there is none.
+
+Why breadth first: a depth-first search in Python costs microseconds per
+node; here every level is a handful of array operations, so a node costs
+tens of nanoseconds.  Each level is deduplicated with ``np.unique``, which
+is the transposition cache: a position reached by several paths (very
+common: ``L`` then ``U`` often equals ``U`` then ``L``) is expanded and
+scored once per level.
+
+Pruning and depth, after nneonneo/2048-ai:
+
+* an afterstate is expanded only if the probability of the spawns leading
+  to it (the product along its most likely path) is at least ``cutoff``
+  (1e-4 there and here): unlikely branches are scored by the heuristic;
+* the number of move plies adapts to the position: ``max(3, distinct tiles
+  - 2) + 1`` (nneonneo's ``depth_limit`` counts the plies after the first
+  move), capped by ``max_plies``: boards with many distinct tiles are the
+  crowded, dangerous ones;
+* a node budget bounds the work per move: when the next level would exceed
+  it, only the most probable afterstates are expanded (the cut-off rises
+  for that level), so the budget buys depth where it is most likely to
+  matter; an optional time limit stops deepening between levels.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Final
+
+import attrs
+import numpy as np
+import numpy.typing as npt
+
+from twenty48_replay.board import Board
+from twenty48_replay.solver import boards as bd
+from twenty48_replay.solver.boards import U16, U64, Batch, Hi, Lo
+
+#: Spawn probabilities of the rules (SPEC: a 4 one time in ten).
+P_TWO: Final = 0.9
+P_FOUR: Final = 0.1
+#: Heuristic values are floored here so that a live position always beats a lost one (0).
+MIN_LIVE_VALUE: Final = 1.0
+_WIDE_SUM: Final = 65536
+
+
+@attrs.frozen
+class SearchSettings:
+    """Knobs of the search; the defaults are the tuned ones.
+
+    ``max_nodes`` bounds the boards created per move (afterstates plus
+    spawned states); ``cutoff`` is the probability below which a branch is
+    scored by the heuristic; ``min_plies``/``max_plies`` clamp the adaptive
+    depth; ``time_limit`` (seconds, optional) stops deepening once spent.
+    """
+
+    max_nodes: int = 400_000
+    cutoff: float = 1e-4
+    min_plies: int = 2
+    max_plies: int = 8
+    time_limit: float | None = None
+
+
+@attrs.frozen
+class SearchResult:
+    """Expected value of each valid direction code, plus what the search did."""
+
+    values: dict[int, float]
+    plies: int
+    nodes: int
+
+
+@attrs.define
+class _Level:
+    """Links from the afterstates of one level to the next, kept for backing up values."""
+
+    afterstates: Batch
+    expanded: npt.NDArray[np.intp]
+    edge_parent: npt.NDArray[np.intp]
+    edge_child: npt.NDArray[np.intp]
+    edge_weight: npt.NDArray[np.float64]
+    spawned_children: npt.NDArray[np.intp]
+
+
+def plies_for(board: Board, settings: SearchSettings) -> int:
+    """Move plies to search from ``board`` (including the move being chosen)."""
+    plies = max(3, bd.distinct_tiles(board) - 2) + 1
+    return max(settings.min_plies, min(settings.max_plies, plies))
+
+
+def _unique(lo: Lo, hi: Hi | None) -> tuple[Batch, npt.NDArray[np.intp]]:
+    """Distinct boards of a batch and, for each input, the index of its distinct board."""
+    if hi is None:
+        ulo, inverse = np.unique(lo, return_inverse=True)
+        return (ulo, None), inverse.reshape(-1)
+    pairs = np.stack([hi.astype(U64), lo], axis=1)
+    upairs, inverse = np.unique(pairs, axis=0, return_inverse=True)
+    return (
+        (np.ascontiguousarray(upairs[:, 1]), upairs[:, 0].astype(U16)),
+        inverse.reshape(-1),
+    )
+
+
+def _take(batch: Batch, index: npt.NDArray[np.intp]) -> Batch:
+    lo, hi = batch
+    return lo[index], None if hi is None else hi[index]
+
+
+def _spawn(
+    batch: Batch, prob: npt.NDArray[np.float64]
+) -> tuple[Batch, npt.NDArray[np.intp], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Every spawn of every board: (children, parent index, weight, child probability)."""
+    lo, hi = batch
+    empty = bd.empty_cells(lo, hi)
+    n_open = empty.sum(axis=1)
+    parent, cell = np.nonzero(empty)
+    shift = (cell * 4).astype(U64)
+    base = lo[parent]
+    two = base + (np.uint64(1) << shift)
+    four = base + (np.uint64(2) << shift)
+    share = 1.0 / n_open[parent]
+    parents = np.concatenate([parent, parent])
+    weights = np.concatenate([share * P_TWO, share * P_FOUR])
+    children_hi = None if hi is None else np.concatenate([hi[parent], hi[parent]])
+    children = (np.concatenate([two, four]), children_hi)
+    return children, parents, weights, prob[parents] * weights
+
+
+def _moves(batch: Batch) -> tuple[Batch, npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    """Every valid move of every board: (distinct results, parent index, (n, 4) child index).
+
+    The child index table holds -1 where a direction is not valid.
+    """
+    lo, hi = batch
+    n = lo.shape[0]
+    results = bd.all_moves(lo, hi)
+    mlo = np.stack([r[0] for r in results], axis=1)  # (n, 4)
+    valid = mlo != lo[:, None]
+    mhi: npt.NDArray[np.uint16] | None = None
+    if hi is not None:
+        mhi = np.stack([r[1] for r in results], axis=1)  # type: ignore[misc]
+        valid |= mhi != hi[:, None]
+    flat = np.flatnonzero(valid)
+    children, inverse = _unique(
+        mlo.reshape(-1)[flat], None if mhi is None else mhi.reshape(-1)[flat]
+    )
+    table = np.full(n * 4, -1, dtype=np.intp)
+    table[flat] = inverse
+    return children, flat // 4, table.reshape(n, 4)
+
+
+def _choose_expanded(
+    prob: npt.NDArray[np.float64], batch: Batch, cutoff: float, room: int
+) -> npt.NDArray[np.intp]:
+    """Afterstates to expand: likely enough, most likely first, within ``room`` new nodes.
+
+    A spawn edge costs about five nodes (the spawned state and up to four
+    moves, before deduplication), so the cost is estimated as ten per empty
+    cell (a 2 and a 4).
+    """
+    candidates = np.flatnonzero(prob >= cutoff)
+    if candidates.size == 0:
+        return candidates
+    lo, hi = _take(batch, candidates)
+    cost = bd.empty_cells(lo, hi).sum(axis=1) * 10
+    if cost.sum() <= room:
+        return candidates
+    order = np.argsort(-prob[candidates], kind="stable")
+    fits = np.cumsum(cost[order]) <= room
+    chosen: npt.NDArray[np.intp] = np.sort(candidates[order[fits]])
+    return chosen
+
+
+def search(board: Board, settings: SearchSettings | None = None) -> SearchResult:
+    """Expected value of every valid direction from ``board`` (a position awaiting a move)."""
+    settings = settings or SearchSettings()
+    start = time.perf_counter()
+    plies = plies_for(board, settings)
+    wide = board.tile_sum + 4 * plies >= _WIDE_SUM
+    root = bd.batch_of(board, wide)
+    afterstates, _parent, root_table = _moves(root)
+    codes = [code for code in range(4) if root_table[0, code] >= 0]
+    if not codes:
+        return SearchResult({}, 0, 0)
+    prob = np.ones(afterstates[0].shape[0])
+    nodes = prob.size
+    levels: list[_Level] = []
+    reached = 1
+    for _ply in range(1, plies):
+        if settings.time_limit is not None and time.perf_counter() - start > settings.time_limit:
+            break
+        room = settings.max_nodes - nodes if reached >= settings.min_plies else 1 << 62
+        expanded = _choose_expanded(prob, afterstates, settings.cutoff, room)
+        if expanded.size == 0:
+            break
+        children, parent, weight, child_prob = _spawn(_take(afterstates, expanded), prob[expanded])
+        spawned, edge_child = _unique(*children)
+        spawned_prob = np.zeros(spawned[0].shape[0])
+        np.maximum.at(spawned_prob, edge_child, child_prob)
+        next_states, move_parent, move_table = _moves(spawned)
+        next_prob = np.zeros(next_states[0].shape[0])
+        np.maximum.at(next_prob, move_table[move_table >= 0], spawned_prob[move_parent])
+        levels.append(_Level(afterstates, expanded, parent, edge_child, weight, move_table))
+        nodes += spawned[0].shape[0] + next_states[0].shape[0]
+        afterstates, prob = next_states, next_prob
+        reached += 1
+    value = np.maximum(bd.heuristic(*afterstates), MIN_LIVE_VALUE)
+    for level in reversed(levels):
+        # Index -1 (no valid move) picks the appended 0.0: the value of a lost game.
+        child_values = np.append(value, 0.0)[level.spawned_children].max(axis=1)
+        chance = np.bincount(
+            level.edge_parent,
+            weights=level.edge_weight * child_values[level.edge_child],
+            minlength=level.expanded.size,
+        )
+        value = np.empty(level.afterstates[0].shape[0])
+        value[level.expanded] = chance
+        leaves = np.ones(value.shape[0], dtype=bool)
+        leaves[level.expanded] = False
+        if leaves.any():
+            value[leaves] = np.maximum(
+                bd.heuristic(*_take(level.afterstates, np.flatnonzero(leaves))), MIN_LIVE_VALUE
+            )
+    values = {code: float(value[root_table[0, code]]) for code in codes}
+    return SearchResult(values, reached, nodes)
