@@ -9,13 +9,13 @@
 
 Modules: :mod:`~twenty48_replay.solver.tables` (row tables and the heuristic,
 with its weights and their source), :mod:`~twenty48_replay.solver.boards`
-(arrays of boards), :mod:`~twenty48_replay.solver.search` (the
+(arrays of boards), :mod:`~twenty48_replay.solver.expectimax` (the
 breadth-first expectimax) and :mod:`~twenty48_replay.solver.play` (the game
 loop).
 """
 
+from twenty48_replay.solver.expectimax import SearchResult, SearchSettings, search
 from twenty48_replay.solver.play import PlayedGame, Progress, best_move, play_game
-from twenty48_replay.solver.search import SearchResult, SearchSettings, search
 
 __all__ = [
     "PlayedGame",

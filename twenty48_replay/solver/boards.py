@@ -155,9 +155,11 @@ def heuristic(lo: Lo, hi: Hi | None) -> npt.NDArray[np.float64]:
     t = tables()
     table = t.heur16 if hi is None else t.heur
     tlo, thi = transpose(lo, hi)
-    value: npt.NDArray[np.float64] = table[row_keys(lo, hi)].sum(axis=1) + table[
-        row_keys(tlo, thi)
-    ].sum(axis=1)
+    # A product with ones sums the four lines faster than .sum(axis=1).
+    ones = np.ones(4)
+    value: npt.NDArray[np.float64] = (
+        table[row_keys(lo, hi)] @ ones + table[row_keys(tlo, thi)] @ ones
+    )
     return value
 
 
@@ -167,6 +169,20 @@ def empty_cells(lo: Lo, hi: Hi | None) -> npt.NDArray[np.bool_]:
     if hi is not None:
         empty &= ((hi[:, None] >> _CELL_BITS) & np.uint16(1)) == 0
     return empty
+
+
+def open_counts(lo: Lo, hi: Hi | None) -> npt.NDArray[np.int64]:
+    """Number of empty cells of every board (nibble-zero test and a popcount)."""
+    x = lo | (lo >> np.uint64(1))
+    x |= x >> np.uint64(2)
+    occupied = x & np.uint64(0x1111111111111111)
+    if hi is not None:
+        h = hi.astype(U64)
+        # Spread bit i of hi to bit 4i (the nibble of cell i), one row at a time.
+        for i in range(16):
+            occupied |= ((h >> np.uint64(i)) & np.uint64(1)) << np.uint64(4 * i)
+    counts: npt.NDArray[np.int64] = 16 - np.bitwise_count(occupied).astype(np.int64)
+    return counts
 
 
 def distinct_tiles(board: Board) -> int:

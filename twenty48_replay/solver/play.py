@@ -14,7 +14,7 @@ import attrs
 
 from twenty48_replay.board import Board, Direction
 from twenty48_replay.game import GameState
-from twenty48_replay.solver.search import SearchSettings, search
+from twenty48_replay.solver.expectimax import SearchSettings, search
 
 #: Called after every move with the new state and the direction played.
 Progress = Callable[[GameState, Direction], None]
