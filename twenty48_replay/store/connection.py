@@ -114,6 +114,7 @@ def _ensure_schema(engine: Engine, shown: str) -> None:
             else {}
         )
     if not names:
+        dialects.prepare_new_database(engine)
         with engine.begin() as connection:
             if not inspect(connection).get_table_names():  # nobody created it meanwhile
                 metadata.create_all(connection)

@@ -74,9 +74,22 @@ def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
         cursor.execute("PRAGMA trusted_schema = OFF")
         cursor.execute("PRAGMA foreign_keys = ON")
         cursor.execute("PRAGMA synchronous = FULL")
-        cursor.execute("PRAGMA journal_mode = WAL")  # persistent; a no-op once set
     finally:
         cursor.close()
+
+
+def prepare_new_database(engine: Engine) -> None:
+    """Settings a new database of ours gets once (SQLite: WAL, which persists).
+
+    Called only after the file was found empty: a file that is not ours is
+    never modified, not even its journal mode.
+    """
+    if engine.dialect.name == "sqlite":
+        raw = engine.raw_connection()
+        try:
+            raw.driver_connection.execute("PRAGMA journal_mode = WAL")  # type: ignore[union-attr]
+        finally:
+            raw.close()
 
 
 def _sqlite_begin(connection: Connection) -> None:

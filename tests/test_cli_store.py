@@ -1,0 +1,174 @@
+"""The store commands as a user runs them: real subprocesses on a real SQLite file."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from conftest import EXAMPLES, run_cli
+
+from twenty48_replay import Direction, GameState, Record
+
+
+def expected_after(seed: str, letters: str) -> GameState:
+    state = GameState.new(seed)
+    for letter in letters:
+        state, _, _ = state.play(Direction(letter))
+    return state
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    return str(tmp_path / "cli.sqlite3")
+
+
+def test_scripted_play_stores_every_move_and_prints_the_board(db: str) -> None:
+    result = run_cli("play", "--db", db, "--seed", "cli", "--moves", "L R d l")
+    state = expected_after("cli", "LRDL")
+    assert result.returncode == 0, result.stderr
+    assert f"score {state.score} · moves 4" in result.stdout
+    assert state.board.pretty() in result.stdout
+    shown = run_cli("show", "--db", db, "1", "--json")
+    data = json.loads(shown.stdout)
+    assert data["moves"] == "LRDL"
+    assert data["final_board"] == state.board.to_rows()
+
+
+def test_scripted_play_refuses_a_null_move_and_keeps_the_ones_before(db: str) -> None:
+    state = GameState.new("null-1")  # UP does nothing on this opening
+    down = "D" if state.board.slide(Direction.DOWN).changed else "L"
+    result = run_cli(
+        "play", "--db", db, "--seed", "null-1", "--moves", f"{down}UUUUUUUUUUUUUUUUUUUU"
+    )
+    assert result.returncode == 1
+    assert "refused" in result.stderr
+    assert "Traceback" not in result.stderr
+    listed = json.loads(run_cli("list", "--db", db, "--json").stdout.splitlines()[0])
+    assert listed["moves"] >= 1
+    log = json.loads(run_cli("show", "--db", db, "1", "--json").stdout)["moves"]
+    assert log.startswith(down)
+    assert Record("null-1", log, 0).moves == log
+
+
+def test_play_resumes_the_latest_unfinished_game(db: str) -> None:
+    run_cli("play", "--db", db, "--seed", "first", "--moves", "L")
+    state = expected_after("first", "L")
+    second = next(ch for ch in "UDLR" if state.board.slide(Direction(ch)).changed)
+    result = run_cli("play", "--db", db, "--moves", second)
+    assert result.returncode == 0
+    assert "game 1 " in result.stdout
+    new = run_cli("play", "--db", db, "--new", "--moves", "")
+    assert "game 2 " in new.stdout
+
+
+def test_bad_moves_letter_and_conflicting_options_are_usage_errors(db: str) -> None:
+    result = run_cli("play", "--db", db, "--moves", "LXR")
+    assert result.returncode == 2
+    assert "position 2" in result.stderr
+    result = run_cli("play", "--db", db, "--game", "1", "--new", "--moves", "L")
+    assert result.returncode == 2
+    assert "cannot be combined" in result.stderr
+
+
+def test_unknown_game_exits_1(db: str) -> None:
+    for args in (["show", "42"], ["export", "42"], ["play", "--game", "42", "--moves", "L"]):
+        result = run_cli(*args, "--db", db)
+        assert result.returncode == 1, args
+        assert result.stderr.strip() == "twenty48: error: no game with id 42"
+
+
+def test_unusable_databases_exit_2(tmp_path: Path) -> None:
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(b"\x00garbage" * 1000)
+    foreign = tmp_path / "foreign.db"
+    connection = sqlite3.connect(foreign)
+    connection.execute("CREATE TABLE x (a)")
+    connection.commit()
+    connection.close()
+    before = foreign.read_bytes()
+    cases = {
+        str(garbage): "not an SQLite database",
+        str(foreign): "not a twenty48-replay database",
+        str(tmp_path / "no" / "such" / "dir.db"): "does not exist",
+        str(tmp_path): "is a directory",
+    }
+    for path, message in cases.items():
+        result = run_cli("list", "--db", path)
+        assert result.returncode == 2, (path, result.stderr)
+        assert message in result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1
+    assert foreign.read_bytes() == before
+
+
+def test_env_var_and_where(tmp_path: Path) -> None:
+    path = tmp_path / "env.sqlite3"
+    result = run_cli("where", env={"TWENTY48_DB": str(path)})
+    assert result.stdout.strip() == str(path)
+    assert path.exists()
+
+
+def test_export_import_round_trip_through_files(db: str, tmp_path: Path) -> None:
+    run_cli("play", "--db", db, "--seed", "round", "--moves", "LDLDLDRD")
+    imported = run_cli("import", "--db", db, str(EXAMPLES / "games.jsonl"))
+    assert imported.returncode == 0, imported.stderr
+    assert "6 imported" in imported.stderr
+    again = run_cli("import", "--db", db, str(EXAMPLES / "games.jsonl"))
+    assert "6 duplicate(s) skipped" in again.stderr
+    out = tmp_path / "all.jsonl"
+    assert run_cli("export", "--db", db, "--all", "-o", str(out)).returncode == 0
+    other = str(tmp_path / "other.sqlite3")
+    assert run_cli("import", "--db", other, str(out)).returncode == 0
+    first = out.read_text().splitlines()
+    second = run_cli("export", "--db", other, "--all").stdout.splitlines()
+    assert first == second
+    verified = run_cli("verify", str(out))
+    assert verified.returncode == 0
+
+
+def test_import_reports_each_rejected_record(db: str) -> None:
+    result = run_cli(
+        "import",
+        "--db",
+        db,
+        str(EXAMPLES / "valid.json"),
+        str(EXAMPLES / "tampered-score.json"),
+        str(EXAMPLES / "malformed-score-float.json"),
+    )
+    assert result.returncode == 2
+    assert "tampered-score.json: INVALID, not imported: claimed score" in result.stderr
+    assert "malformed-score-float.json: field 'score'" in result.stderr
+    assert "1 imported" in result.stderr
+    listed = run_cli("list", "--db", db, "--json").stdout.splitlines()
+    assert len(listed) == 1
+
+
+def test_check_detects_a_tampered_projection(db: str) -> None:
+    run_cli("play", "--db", db, "--seed", "check", "--moves", "LDLD")
+    assert run_cli("check", "--db", db).returncode == 0
+    connection = sqlite3.connect(db)
+    connection.execute("UPDATE games SET score = score + 2")
+    connection.commit()
+    connection.close()
+    result = run_cli("check", "--db", db, "--json")
+    assert result.returncode == 1
+    report = json.loads(result.stdout)
+    assert report["healthy"] is False
+    assert any("projection score" in p for p in report["problems"])
+
+
+def test_list_and_stats(db: str) -> None:
+    run_cli("import", "--db", db, str(EXAMPLES / "games.jsonl"))
+    run_cli("play", "--db", db, "--seed", "live", "--moves", "LD")
+    listed = [json.loads(x) for x in run_cli("list", "--db", db, "--json").stdout.splitlines()]
+    assert len(listed) == 7
+    unfinished = run_cli("list", "--db", db, "--state", "unfinished", "--json").stdout.splitlines()
+    assert [json.loads(x)["seed"] for x in unfinished][0] == "live"  # most recent first
+    assert len(unfinished) == sum(1 for g in listed if not g["over"])
+    stats = json.loads(run_cli("stats", "--db", db, "--json").stdout)
+    assert stats["games"] == 7
+    assert stats["best_score"] == max(g["score"] for g in listed)
+    assert sum(stats["max_tiles"].values()) == 7
+    text = run_cli("stats", "--db", db).stdout
+    assert "best score" in text
