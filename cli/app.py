@@ -19,6 +19,7 @@ from .games_cmd import check_command, list_command, show_command, stats_command,
 from .output import fail
 from .play_cmd import play_command
 from .records_cmd import export_command, import_command
+from .replay_cmd import replay_command
 from .verify_cmd import verify_command
 
 app = typer.Typer(
@@ -50,6 +51,7 @@ def root(
 
 
 app.command("play")(play_command)
+app.command("replay")(replay_command)
 app.command("list")(list_command)
 app.command("show")(show_command)
 app.command("stats")(stats_command)

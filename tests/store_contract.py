@@ -31,7 +31,7 @@ def first_valid(state: GameState, order: str = "LDRU") -> str:
 
 def greedy_letters(seed: str, count: int) -> str:
     state = GameState.new(seed)
-    out = []
+    out: list[str] = []
     while len(out) < count and not state.over:
         letter = first_valid(state)
         state, _, _ = state.play(Direction(letter))

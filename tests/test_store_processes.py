@@ -46,7 +46,7 @@ def log_of(path: Path) -> str:
 def integrity_ok(path: Path) -> bool:
     connection = sqlite3.connect(path)
     try:
-        return connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        return bool(connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok")
     finally:
         connection.close()
 
@@ -95,7 +95,7 @@ def _game_exists(db: Path) -> bool:
         return False
     connection = sqlite3.connect(db)
     try:
-        return connection.execute("SELECT count(*) FROM games").fetchone()[0] > 0
+        return bool(connection.execute("SELECT count(*) FROM games").fetchone()[0] > 0)
     except sqlite3.OperationalError:
         return False
     finally:

@@ -132,15 +132,17 @@ assert (rows.BOARD_BITS, rows.ROW_MASK, rows.BOARD_MASK) == (80, 0xFFFFF, 0xFFFF
 assert (rows.EMPTY_SHIFT, rows.GAIN_SHIFT) == (160, 176)
 
 
-def steps(seed: str, moves: str) -> Iterator[StepData]:
+def steps(seed: str, moves: str, state: int | None = None, start: int = 0) -> Iterator[StepData]:
     """Yield every valid move of ``moves`` in raw form; stops before a null move.
 
-    The caller learns of a null move by the number of steps yielded being
-    less than ``len(moves)``.
+    Starts from ``state`` after ``start`` moves (the opening if None), so a
+    caller holding a checkpoint can resume there.  The caller learns of a
+    null move by the number of steps yielded being less than ``len(moves)``.
     """
     rng = rng_for(seed)
-    state = opening_state(seed)
-    for n, letter in enumerate(moves, 1):
+    if state is None:
+        state = opening_state(seed)
+    for n, letter in enumerate(moves, start + 1):
         r = _moved(state, letter)
         if not (r ^ state) & _BOARD:
             return

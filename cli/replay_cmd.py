@@ -1,0 +1,86 @@
+"""``twenty48 replay``: walk through a stored game or a record file, step by step.
+
+Without options it opens the full-screen viewer; ``--at``, ``--frames`` and
+``--json`` print steps for scripts.  A record is verified first: an invalid
+one is shown up to its first invalid move, the reason goes to stderr and the
+exit status is 1.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from twenty48_replay.errors import EXIT_FAILED
+from twenty48_replay.replay import Step, verify
+from twenty48_replay.timeline import Timeline
+
+from .common import DbOption, JsonOption
+from .output import emit, emit_json, fail
+from .render import board_text
+from .targets import load_target
+
+ARROWS = {"U": "↑", "D": "↓", "L": "←", "R": "→"}
+
+
+def step_text(step: Step, last: int) -> str:
+    """A step as a few lines of text: header line, then the board."""
+    if step.move is None:
+        header = f"step 0 / {last} · opening · score 0"
+    else:
+        spawn = f"{step.spawn.value} at cell {step.spawn.cell}"
+        header = (
+            f"step {step.step} / {last} · move {step.move.letter} {ARROWS[step.move.letter]} · "
+            f"score {step.score} (+{step.gained}) · spawned {spawn}"
+        )
+    return header + "\n" + board_text(step.board)
+
+
+def replay_command(
+    target: Annotated[str, typer.Argument(help="A game id, or a record file (.json, .jsonl, -).")],
+    at: Annotated[
+        int | None,
+        typer.Option("--at", help="Print the board at this step (negative: from the end)."),
+    ] = None,
+    frames: Annotated[bool, typer.Option("--frames", help="Print every step.")] = False,
+    as_json: JsonOption = False,
+    line: Annotated[
+        int | None, typer.Option("--line", help="For a .jsonl file: the record on this line.")
+    ] = None,
+    db: DbOption = None,
+) -> None:
+    """Replay a game step by step (viewer, or --at/--frames/--json for scripts)."""
+    record, label = load_target(target, db, line)
+    result = verify(record)
+    timeline = Timeline(record)
+    reasons = list(result.reasons)
+    if at is None and not frames and not as_json:
+        if not sys.stdin.isatty() or not sys.stdout.isatty():
+            fail("the viewer needs a terminal; use --at N, --frames or --json")
+            raise typer.Exit(2)
+        from .tui.replay_app import run_replay_app
+
+        run_replay_app(timeline, label, reasons)
+        return
+    if at is not None:
+        try:
+            steps = [timeline[at]]
+        except IndexError:
+            fail(f"{label}: step {at} is outside 0..{timeline.last}")
+            if reasons:
+                fail(f"{label}: INVALID: " + "; ".join(reasons))
+            raise typer.Exit(EXIT_FAILED) from None
+    else:
+        steps = list(timeline)
+    for step in steps:
+        if as_json:
+            emit_json(step.to_json())
+        else:
+            emit(step_text(step, timeline.last))
+            if frames:
+                emit()
+    if reasons:
+        fail(f"{label}: INVALID: " + "; ".join(reasons))
+        raise typer.Exit(EXIT_FAILED)
