@@ -29,7 +29,6 @@ from twenty48_replay.store import GameSession, Store
 from ..output import warn
 from .screens import Choice, ConflictScreen, GameOverScreen, HelpScreen, WinScreen
 from .widgets import (
-    BOARD_BACKGROUND,
     BUTTON,
     DARK_TEXT,
     LIGHT_TEXT,
@@ -154,7 +153,7 @@ class GameScreen(Screen[None]):
     GameScreen #status {{
         height: 1;
         text-style: bold;
-        color: {BOARD_BACKGROUND};
+        color: {DARK_TEXT};
     }}
     GameScreen #status.-notice {{
         color: #f65e3b;

@@ -17,41 +17,36 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from .widgets import DARK_TEXT, LIGHT_TEXT, PAGE_BACKGROUND
+from .widgets import BUTTON, DARK_TEXT, LIGHT_TEXT, PAGE_BACKGROUND
 
 Choice = Literal["continue", "new", "quit", "close"]
 
 HELP_TEXT = """\
-[b]Moves[/b]
-  ←  ↑  →  ↓    arrow keys
-  a  w  d  s    WASD
-  h  k  l  j    vi keys
+[b]Move[/b]    ← ↑ → ↓   or  a w d s   or  h k l j
+[b]n[/b]       new game (this one stays saved)
+[b]t[/b]       hint: the solver's move (marks the game assisted)
+[b]?[/b]       this help
+[b]q[/b]       quit (every move is saved as it is played)
 
-[b]Game[/b]
-  n             new game (this one stays saved)
-  t             hint (the game is marked as assisted)
-  ?             this help
-  q             quit (every move is already saved)
-
-Join equal tiles to reach 2048. Each game is a seed
-plus its moves, so it can be replayed and verified:
+Join equal tiles to make 2048.  A game is its seed plus
+its moves, so anyone can replay and verify it:
 [i]twenty48 show[/i], [i]twenty48 export[/i], [i]twenty48 verify[/i].\
 """
 
 
-def dialog_css(name: str) -> str:
+def dialog_css(name: str, width: int = 60) -> str:
     """The shared look of the dialogs (a centred card in the page colours)."""
     return f"""
     {name} {{
         align: center middle;
     }}
     {name} > Vertical {{
-        width: 56;
+        width: {width};
         height: auto;
         padding: 1 2;
         background: {PAGE_BACKGROUND};
         color: {DARK_TEXT};
-        border: thick {DARK_TEXT};
+        border: round {DARK_TEXT};
     }}
     {name} .title {{
         width: 100%;
@@ -69,8 +64,19 @@ def dialog_css(name: str) -> str:
         align-horizontal: center;
         margin-top: 1;
     }}
-    {name} Button {{
+    {name} Button.-style-default {{
         margin: 0 1;
+        min-width: 16;
+        background: {BUTTON};
+        color: {LIGHT_TEXT};
+        text-style: bold;
+    }}
+    {name} Button.-style-default:focus {{
+        background: #f65e3b;
+        text-style: bold;
+    }}
+    {name} Button.-style-default:hover {{
+        background: #f59563;
     }}
     """
 
@@ -78,7 +84,7 @@ def dialog_css(name: str) -> str:
 class HelpScreen(ModalScreen[Choice]):
     """The keys, and what the game stores; closes with escape, ? or q."""
 
-    DEFAULT_CSS = dialog_css("HelpScreen")
+    DEFAULT_CSS = dialog_css("HelpScreen", width=66)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close"),
         Binding("question_mark", "close", "Close", show=False),
@@ -88,7 +94,7 @@ class HelpScreen(ModalScreen[Choice]):
     def compose(self) -> ComposeResult:
         """A card with the key list."""
         with Vertical(id="help"):
-            yield Static("Help", classes="title")
+            yield Static("twenty48 — keys", classes="title")
             yield Static(HELP_TEXT, id="help-text")
             yield Static("[dim]escape, ? or q closes this[/dim]", classes="body")
 
@@ -106,7 +112,7 @@ class WinScreen(ModalScreen[Choice]):
     WinScreen > Vertical {{
         background: #edc22e;
         color: {LIGHT_TEXT};
-        border: thick #edc53f;
+        border: round {LIGHT_TEXT};
     }}
     """
     )
@@ -131,8 +137,8 @@ class WinScreen(ModalScreen[Choice]):
                 classes="body",
             )
             with Horizontal():
-                yield Button("Continue (c)", id="continue", variant="warning")
-                yield Button("New game (n)", id="new")
+                yield Button("Continue (c)", id="continue", compact=True)
+                yield Button("New game (n)", id="new", compact=True)
 
     def on_mount(self) -> None:
         """Focus Continue, so enter keeps playing as in the original."""
@@ -174,14 +180,15 @@ class GameOverScreen(ModalScreen[Choice]):
         with Vertical(id="over"):
             yield Static("Game over!", classes="title")
             yield Static(
-                f"Final score [b]{self.score:,}[/b]   Best score [b]{self.best:,}[/b]{record}\n"
+                f"Final score [b]{self.score:,}[/b]\n"
+                f"Best score [b]{self.best:,}[/b]{record}\n"
                 f"{self.moves:,} moves, largest tile {self.max_tile:,}",
                 id="over-text",
                 classes="body",
             )
             with Horizontal():
-                yield Button("New game (n)", id="new", variant="primary")
-                yield Button("Quit (q)", id="quit")
+                yield Button("New game (n)", id="new", compact=True)
+                yield Button("Quit (q)", id="quit", compact=True)
             yield Static("[dim]escape: look at the board[/dim]", classes="body")
 
     def on_mount(self) -> None:
@@ -222,8 +229,8 @@ class ConflictScreen(ModalScreen[Choice]):
             yield Static(self.message, id="conflict-text", classes="body", markup=False)
             yield Static("No more moves can be saved to it here.", classes="body")
             with Horizontal():
-                yield Button("New game (n)", id="new", variant="primary")
-                yield Button("Quit (q)", id="quit")
+                yield Button("New game (n)", id="new", compact=True)
+                yield Button("Quit (q)", id="quit", compact=True)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """A button is the same choice as its key."""
