@@ -8,8 +8,8 @@ from typing import Annotated
 
 import typer
 
-from twenty48_replay.errors import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, RecordError, StoreError
-from twenty48_replay.sources import read_records
+from twenty48_replay.errors import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, StoreError
+from twenty48_replay.sources import expand_paths, read_records
 
 from .common import DbOption, open_store
 from .output import emit, warn
@@ -56,34 +56,25 @@ def import_command(
 
     counts = {"imported": 0, "duplicate": 0, "invalid": 0, "unreadable": 0}
     with open_store(db) as store:
-        for path in files:
-            try:
-                for item in read_records(path):
-                    where = (
-                        item.source
-                        if item.index == 1 and not path.endswith(".jsonl")
-                        else (f"{item.source}:{item.index}")
-                    )
-                    if item.record is None:
-                        assert item.error is not None
-                        counts["unreadable"] += 1
-                        warn(f"{item.error.message} (unreadable, not imported)")
-                        continue
-                    try:
-                        outcome = store.import_record(item.record)
-                    except ImportRejectedError as exc:
-                        counts["invalid"] += 1
-                        warn(f"{where}: INVALID, not imported: {exc.reason}")
-                        continue
-                    if outcome.duplicate:
-                        counts["duplicate"] += 1
-                        emit(f"{where}: already stored as game {outcome.game_id}, skipped")
-                    else:
-                        counts["imported"] += 1
-                        emit(f"{where}: imported as game {outcome.game_id}")
-            except RecordError as exc:
+        for item in (item for path in expand_paths(files) for item in read_records(path)):
+            where = item.source if item.index in (1, None) else f"{item.source}:{item.index}"
+            if item.record is None:
+                assert item.error is not None
                 counts["unreadable"] += 1
-                warn(f"{exc.message} (unreadable, not imported)")
+                warn(f"{item.error.message} (unreadable, not imported)")
+                continue
+            try:
+                outcome = store.import_record(item.record)
+            except ImportRejectedError as exc:
+                counts["invalid"] += 1
+                warn(f"{where}: INVALID, not imported: {exc.reason}")
+                continue
+            if outcome.duplicate:
+                counts["duplicate"] += 1
+                emit(f"{where}: already stored as game {outcome.game_id}, skipped")
+            else:
+                counts["imported"] += 1
+                emit(f"{where}: imported as game {outcome.game_id}")
     warn(
         f"{counts['imported']} imported, {counts['duplicate']} duplicate(s) skipped, "
         f"{counts['invalid']} invalid, {counts['unreadable']} unreadable"

@@ -1,47 +1,99 @@
-"""``twenty48 verify``: replay records and check their claims.
+"""``twenty48 verify``: replay records and check their claims, at any scale.
 
-Exit status: 0 when every record is valid, 1 when any is invalid, 2 when
-any input is unreadable (2 wins over 1).  Unreadable inputs never stop the
-batch: each gets one line naming file, line and field.
+Inputs are files, directories (their .json/.jsonl files) and ``-``; they are
+streamed and verified by a process pool (``--jobs``), results come out in
+input order.  Exit status: 0 when every record is valid, 1 when any is
+invalid, 2 when any input is unreadable (2 wins over 1).  Unreadable input
+never stops the batch: each gets one line naming file, line and field.
 """
 
 from __future__ import annotations
 
+import sys
+import time
+from collections.abc import Iterator
 from typing import Annotated, Any
 
 import typer
 
-from twenty48_replay.errors import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, RecordError
-from twenty48_replay.replay import VerifyResult, verify
-from twenty48_replay.sources import SourcedRecord, read_records
+from twenty48_replay.batch import Result, default_jobs, verify_many
+from twenty48_replay.errors import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE
+from twenty48_replay.sources import RawRecord, expand_paths, read_raw
 
 from .output import emit, emit_json, warn
 
 
-def _describe(item: SourcedRecord, result: VerifyResult) -> str:
-    where = (
-        item.source
-        if item.index == 1 and not item.source.endswith(".jsonl")
-        else (f"{item.source}:{item.index}")
-    )
-    summary = f"score {result.score}, max tile {result.max_tile}, {result.moves} moves"
-    flags = [flag for flag, on in (("won", result.won), ("over", result.over)) if on]
+def describe(result: Result) -> str:
+    """One human line for a verified record."""
+    source, index = result["file"], result["index"]
+    where = f"{source}:{index}" if source.endswith(".jsonl") or (index or 1) > 1 else source
+    summary = f"score {result['score']}, max tile {result['max_tile']}, {result['moves']} moves"
+    flags = [flag for flag in ("won", "over") if result[flag]]
     if flags:
         summary += f" ({', '.join(flags)})"
-    if result.valid:
+    if result["valid"]:
         return f"{where}: valid: {summary}"
-    return f"{where}: INVALID: " + "; ".join(result.reasons) + f" [replayed {summary}]"
+    return f"{where}: INVALID: " + "; ".join(result["reasons"]) + f" [replayed {summary}]"
 
 
-def _unreadable_json(source: str, index: int | None, error: RecordError) -> dict[str, Any]:
-    return {"file": source, "index": index, "valid": None, "error": error.message}
+class _Progress:
+    """A progress bar on stderr, only when stderr is a terminal."""
+
+    def __init__(self, total_bytes: int | None) -> None:
+        self.bar: Any = None
+        if sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeRemainingColumn,
+            )
+
+            self.bar = Progress(
+                TextColumn("verifying"),
+                BarColumn(),
+                MofNCompleteColumn()
+                if total_bytes is None
+                else TextColumn("{task.percentage:>3.0f}%"),
+                TimeRemainingColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            self.task = self.bar.add_task("verify", total=total_bytes)
+            self.bar.start()
+
+    def advance(self, amount: int) -> None:
+        if self.bar is not None:
+            self.bar.advance(self.task, amount)
+
+    def stop(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def _total_bytes(paths: list[str]) -> int | None:
+    import os
+
+    try:
+        return sum(os.path.getsize(p) for p in paths) if "-" not in paths else None
+    except OSError:
+        return None
+
+
+def _raws(paths: list[str], progress: _Progress) -> Iterator[RawRecord]:
+    for path in paths:
+        for raw in read_raw(path):
+            progress.advance(len(raw.data or b""))
+            yield raw
 
 
 def verify_command(
     files: Annotated[
         list[str],
         typer.Argument(
-            help="Record files: .json (one record), .jsonl (one per line), - for stdin."
+            help="Record files (.json: one record, .jsonl: one per line), directories, - for stdin."
         ),
     ],
     as_json: Annotated[
@@ -50,44 +102,44 @@ def verify_command(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="Print only invalid and unreadable records.")
     ] = False,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs", "-j", min=1, help="Worker processes (default: all cores).", show_default=False
+        ),
+    ] = None,
 ) -> None:
     """Replay records and check their claimed score, max tile and final board."""
+    paths = list(expand_paths(files))
     counts = {"valid": 0, "invalid": 0, "unreadable": 0}
-    for path in files:
-        try:
-            items = list_or_stream(path)
-            for item in items:
-                if item.record is None:
-                    assert item.error is not None
-                    counts["unreadable"] += 1
-                    if as_json:
-                        emit_json(_unreadable_json(item.source, item.index, item.error))
-                    else:
-                        warn(f"{item.error.message} (unreadable)")
-                    continue
-                result = verify(item.record)
-                counts["valid" if result.valid else "invalid"] += 1
+    replayed = 0
+    progress = _Progress(_total_bytes(paths))
+    started = time.perf_counter()
+    try:
+        for result in verify_many(_raws(paths, progress), jobs or default_jobs()):
+            if result["valid"] is None:
+                counts["unreadable"] += 1
                 if as_json:
-                    emit_json({"file": item.source, "index": item.index, **result.to_json()})
-                elif not (quiet and result.valid):
-                    emit(_describe(item, result))
-        except RecordError as exc:
-            counts["unreadable"] += 1
+                    emit_json(result)
+                else:
+                    warn(f"{result['error']} (unreadable)")
+                continue
+            counts["valid" if result["valid"] else "invalid"] += 1
+            replayed += result["moves"]
             if as_json:
-                emit_json(_unreadable_json(path, None, exc))
-            else:
-                warn(f"{exc.message} (unreadable)")
+                emit_json(result)
+            elif not (quiet and result["valid"]):
+                emit(describe(result))
+    finally:
+        progress.stop()
+    seconds = max(time.perf_counter() - started, 1e-9)
     total = sum(counts.values())
-    if total != 1 and not as_json:
+    if total != 1:
         warn(
             f"{total} records: {counts['valid']} valid, {counts['invalid']} invalid, "
-            f"{counts['unreadable']} unreadable"
+            f"{counts['unreadable']} unreadable · {total / seconds:,.0f} records/s, "
+            f"{replayed / seconds:,.0f} moves/s"
         )
     if counts["unreadable"]:
         raise typer.Exit(EXIT_UNUSABLE)
     raise typer.Exit(EXIT_FAILED if counts["invalid"] else EXIT_OK)
-
-
-def list_or_stream(path: str) -> Any:
-    """The records of one input, streamed (see :func:`read_records`)."""
-    return read_records(path)

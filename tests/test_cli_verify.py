@@ -174,17 +174,65 @@ def test_usage_errors_exit_2() -> None:
     assert "Traceback" not in result.stderr
 
 
-def test_directory_and_binary_garbage(tmp_path: Path) -> None:
+def test_directories_and_binary_garbage(tmp_path: Path) -> None:
     garbage = tmp_path / "garbage.json"
     garbage.write_bytes(bytes(range(256)))
-    result = run_cli("verify", str(tmp_path), str(garbage))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = run_cli("verify", str(empty), str(garbage))
     assert result.returncode == 2
-    assert "is a directory" in result.stderr
+    assert "is a directory with no .json or .jsonl files" in result.stderr
     assert "not UTF-8" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_directory_stands_for_its_record_files(tmp_path: Path) -> None:
+    nested = tmp_path / "a" / "b"
+    nested.mkdir(parents=True)
+    (nested / "one.json").write_bytes((EXAMPLES / "valid.json").read_bytes())
+    (tmp_path / "a" / "many.jsonl").write_bytes((EXAMPLES / "games.jsonl").read_bytes())
+    (tmp_path / "a" / "notes.txt").write_text("not a record")
+    result = run_cli("verify", "--json", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    files = [json.loads(x)["file"] for x in result.stdout.splitlines()]
+    assert files == [str(nested / "one.json")] + [str(tmp_path / "a" / "many.jsonl")] * 6
 
 
 def test_version() -> None:
     result = run_cli("--version")
     assert result.returncode == 0
     assert result.stdout.startswith("twenty48-replay ")
+
+
+def test_parallel_verification_keeps_input_order_and_results(tmp_path: Path) -> None:
+    good = [json.loads(x) for x in (EXAMPLES / "games.jsonl").read_text().splitlines()]
+    lines = []
+    for i in range(900):
+        record = dict(good[i % len(good)])
+        if i % 7 == 3:
+            record["score"] += 2
+        line = json.dumps(record)
+        if i % 11 == 5:
+            line = line[:-3]  # truncated JSON
+        lines.append(line)
+    batch = tmp_path / "big.jsonl"
+    batch.write_text("\n".join(lines) + "\n")
+    serial = run_cli("verify", "--json", "--jobs", "1", str(batch))
+    parallel = run_cli("verify", "--json", "--jobs", "2", str(batch))
+    assert serial.returncode == parallel.returncode == 2
+    assert serial.stdout == parallel.stdout
+    objs = [json.loads(x) for x in parallel.stdout.splitlines()]
+    assert [o["index"] for o in objs] == list(range(1, 901))
+    assert [o["valid"] for o in objs] == [None if i % 11 == 5 else i % 7 != 3 for i in range(900)]
+    assert "900 records:" in parallel.stderr
+    assert "moves/s" in parallel.stderr
+
+
+def test_stdin_pretty_document_and_leading_blank_lines() -> None:
+    pretty = json.dumps(json.loads((EXAMPLES / "valid.json").read_text()), indent=2)
+    result = run_cli("verify", "--json", "-", stdin=("\n\n" + pretty).encode())
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["index"] == 1
+    lines = (EXAMPLES / "games.jsonl").read_text()
+    result = run_cli("verify", "--json", "-", stdin=("\n" + lines).encode())
+    assert [json.loads(x)["index"] for x in result.stdout.splitlines()] == [2, 3, 4, 5, 6, 7]

@@ -1,0 +1,105 @@
+"""Verifying many records: streamed, in parallel worker processes, in input order.
+
+The main process only reads bytes (bounded, see :mod:`twenty48_replay.sources`)
+and hands chunks of raw records to a process pool, at most a few chunks
+ahead of what it has printed, so memory stays flat on inputs of any size.
+Workers parse and verify and send back small JSON-ready result dicts.
+Small inputs (one chunk) are verified in-process: starting workers would
+cost more than the work.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections import deque
+from collections.abc import Iterable, Iterator
+from multiprocessing.pool import AsyncResult
+from typing import Any, Final
+
+from twenty48_replay.replay import verify
+from twenty48_replay.sources import RawRecord
+
+CHUNK_RECORDS: Final = 200
+CHUNK_BYTES: Final = 2 * 1024 * 1024
+WINDOW_PER_JOB: Final = 3
+
+Result = dict[str, Any]
+
+
+def default_jobs() -> int:
+    """All cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
+def verify_raw(raw: RawRecord) -> Result:
+    """The ``--json`` result object of one record (``valid`` None when unreadable)."""
+    item = raw.parse()
+    if item.record is None:
+        assert item.error is not None
+        return {
+            "file": item.source,
+            "index": item.index,
+            "valid": None,
+            "error": item.error.message,
+        }
+    return {"file": item.source, "index": item.index, **verify(item.record).to_json()}
+
+
+def _verify_chunk(chunk: list[RawRecord]) -> list[Result]:
+    return [verify_raw(raw) for raw in chunk]
+
+
+def _chunks(raws: Iterable[RawRecord]) -> Iterator[list[RawRecord]]:
+    chunk: list[RawRecord] = []
+    size = 0
+    for raw in raws:
+        chunk.append(raw)
+        size += len(raw.data or b"")
+        if len(chunk) >= CHUNK_RECORDS or size >= CHUNK_BYTES:
+            yield chunk
+            chunk, size = [], 0
+    if chunk:
+        yield chunk
+
+
+def _context() -> Any:
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+
+
+def verify_many(raws: Iterable[RawRecord], jobs: int | None = None) -> Iterator[Result]:
+    """Results for every raw record, in input order, using ``jobs`` processes."""
+    jobs = default_jobs() if jobs is None else max(1, jobs)
+    chunks = _chunks(raws)
+    first = next(chunks, None)
+    if first is None:
+        return
+    second = next(chunks, None)
+    if jobs == 1 or second is None:
+        yield from _verify_chunk(first)
+        if second is not None:
+            yield from _verify_chunk(second)
+            for chunk in chunks:
+                yield from _verify_chunk(chunk)
+        return
+    with _context().Pool(jobs) as pool:
+        pending: deque[AsyncResult[list[Result]]] = deque()
+        window = WINDOW_PER_JOB * jobs
+        for chunk in _prepend(first, second, chunks):
+            pending.append(pool.apply_async(_verify_chunk, (chunk,)))
+            while len(pending) > window:
+                yield from pending.popleft().get()
+        while pending:
+            yield from pending.popleft().get()
+
+
+def _prepend(
+    first: list[RawRecord], second: list[RawRecord], rest: Iterator[list[RawRecord]]
+) -> Iterator[list[RawRecord]]:
+    yield first
+    yield second
+    yield from rest
