@@ -381,6 +381,7 @@ def test_n_starts_a_new_stored_game(store: Store) -> None:
         assert score_box(app, "moves").value == 0
         assert shown_board(app) == list(app.session.state.board)
         assert f"game {app.session.id}" in text_of(app.game_screen, "#info")
+        assert "player tester" in text_of(app.game_screen, "#info")
 
     app = drive(store, session, scenario)
     games = {info.id: info for info in store.list_games()}

@@ -209,7 +209,8 @@ class GameScreen(Screen[None]):
         self.board_view.show(state.board)
         self.query_one("#score", ScoreBox).show(state.score, "")
         self._refresh_side()
-        self.query_one("#info", Static).update(f"game {session.id} · seed {state.seed}")
+        who = f" · player {session.player}" if session.player else ""
+        self.query_one("#info", Static).update(f"game {session.id} · seed {state.seed}{who}")
         self.set_status(self.standing_note(), notice=state.over)
 
     def _refresh_side(self) -> None:
