@@ -95,6 +95,10 @@ def test_board_arrays_move_like_the_engine(batch: list[Board]) -> None:
             assert [bd.join_board(int(x), 0) for x in nlo] == expected
     empty = bd.empty_cells(lo, hi)
     assert [tuple(np.flatnonzero(row)) for row in empty] == [b.empty_cells() for b in batch]
+    counts = [len(b.empty_cells()) for b in batch]
+    assert bd.open_counts(lo, hi).tolist() == counts
+    if narrow_ok:
+        assert bd.open_counts(lo, None).tolist() == counts
 
 
 def test_tables_are_built_lazily() -> None:
@@ -166,12 +170,27 @@ def test_handles_tiles_above_32768() -> None:
 
 
 def test_solver_game_verifies() -> None:
+    """A short solver-played game is a valid record, and the loop stops at the target."""
     played = play_game("solver-test", 128, settings=SearchSettings(max_nodes=5_000))
-    assert played.state.max_tile >= 128
-    record = Record(played.seed if hasattr(played, "seed") else "solver-test", played.moves, 0)
-    result = verify(Record(record.seed, record.moves, played.state.score))
+    assert played.state.max_tile == 128
+    assert len(played.moves) == played.state.moves
+    result = verify(Record("solver-test", played.moves, played.state.score))
     assert result.valid, result.reasons
-    assert result.max_tile == played.state.max_tile
+    assert result.max_tile == 128
+    assert verify(Record("solver-test", played.moves[:-1], 0)).max_tile < 128
+
+
+def test_play_game_stops_after_max_moves() -> None:
+    seen: list[str] = []
+    played = play_game(
+        "solver-test",
+        None,
+        max_moves=5,
+        settings=SearchSettings(max_nodes=2_000),
+        progress=lambda state, direction: seen.append(direction.letter),
+    )
+    assert played.moves == "".join(seen)
+    assert len(played.moves) == 5
 
 
 @pytest.mark.parametrize("name", ["win-2048.json", "long-2000.json"])

@@ -59,7 +59,7 @@ class SearchSettings:
     depth; ``time_limit`` (seconds, optional) stops deepening once spent.
     """
 
-    max_nodes: int = 400_000
+    max_nodes: int = 250_000
     cutoff: float = 1e-4
     min_plies: int = 2
     max_plies: int = 8
@@ -110,40 +110,73 @@ def _take(batch: Batch, index: npt.NDArray[np.intp]) -> Batch:
     return lo[index], None if hi is None else hi[index]
 
 
+#: Cell i = 4 * row + col of a board is cell 4 * col + row of its transpose.
+_TRANSPOSED_CELL: Final = np.array([4 * (i % 4) + i // 4 for i in range(16)], dtype=np.intp)
+
+
 def _spawn(
-    batch: Batch, prob: npt.NDArray[np.float64]
-) -> tuple[Batch, npt.NDArray[np.intp], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """Every spawn of every board: (children, parent index, weight, child probability)."""
+    batch: Batch, transposed: Batch, prob: npt.NDArray[np.float64]
+) -> tuple[Batch, Batch, npt.NDArray[np.intp], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Every spawn of every board.
+
+    Returns the children, their transposes (placing the tile on the
+    parent's transpose costs two operations, a transpose ten), the parent
+    index, the weight and the probability of each child.
+    """
     lo, hi = batch
+    tlo, thi = transposed
     empty = bd.empty_cells(lo, hi)
     parent, cell = np.nonzero(empty)
     n_open = np.bincount(parent, minlength=lo.shape[0])
     shift = (cell * 4).astype(U64)
-    base = lo[parent]
-    two = base + (np.uint64(1) << shift)
-    four = base + (np.uint64(2) << shift)
+    tshift = (_TRANSPOSED_CELL[cell] * 4).astype(U64)
+    base, tbase = lo[parent], tlo[parent]
+    one, two = np.uint64(1), np.uint64(2)
+    children_lo = np.concatenate([base + (one << shift), base + (two << shift)])
+    tchildren_lo = np.concatenate([tbase + (one << tshift), tbase + (two << tshift)])
     share = 1.0 / n_open[parent]
     parents = np.concatenate([parent, parent])
     weights = np.concatenate([share * P_TWO, share * P_FOUR])
-    children_hi = None if hi is None else np.concatenate([hi[parent], hi[parent]])
-    children = (np.concatenate([two, four]), children_hi)
-    return children, parents, weights, prob[parents] * weights
+    # A spawned 2 or 4 never has a fifth exponent bit: hi is the parent's.
+    children_hi = None if hi is None else hi[parents]
+    tchildren_hi = None if thi is None else thi[parents]
+    return (
+        (children_lo, children_hi),
+        (tchildren_lo, tchildren_hi),
+        parents,
+        weights,
+        prob[parents] * weights,
+    )
 
 
-def _moves(batch: Batch) -> tuple[Batch, npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+def _moves(
+    batch: Batch, transposed: Batch
+) -> tuple[Batch, npt.NDArray[np.intp], npt.NDArray[np.intp]]:
     """Every valid move of every board: (distinct results, parent index, (n, 4) child index).
 
-    The child index table holds -1 where a direction is not valid.
+    The child index table holds -1 where a direction is not valid.  UP and
+    DOWN are LEFT and RIGHT on the transposed board, and their results are
+    *left transposed*: a board and its transpose have the same value (the
+    heuristic scores rows and columns alike, spawns are uniform over the
+    cells, and transposing maps the four moves onto themselves), so the
+    search never turns them back, which saves two transposes per board.
     """
     lo, hi = batch
+    tlo, thi = transposed
     n = lo.shape[0]
-    results = bd.all_moves(lo, hi)
+    results: list[Batch] = [(lo, hi)] * 4
+    results[bd.LEFT] = bd.slide_rows(lo, hi, True)
+    results[bd.RIGHT] = bd.slide_rows(lo, hi, False)
+    results[bd.UP] = bd.slide_rows(tlo, thi, True)
+    results[bd.DOWN] = bd.slide_rows(tlo, thi, False)
+    sources = [tlo if code in (bd.UP, bd.DOWN) else lo for code in range(4)]
     mlo = np.stack([r[0] for r in results], axis=1)  # (n, 4)
-    valid = mlo != lo[:, None]
-    mhi: npt.NDArray[np.uint16] | None = None
-    if hi is not None:
-        mhi = np.stack([r[1] for r in results], axis=1)  # type: ignore[misc]
-        valid |= mhi != hi[:, None]
+    valid = mlo != np.stack(sources, axis=1)
+    mhi: Hi | None = None
+    if hi is not None and thi is not None:
+        mhi = np.stack([r[1] for r in results if r[1] is not None], axis=1)
+        hi_sources = [thi if code in (bd.UP, bd.DOWN) else hi for code in range(4)]
+        valid |= mhi != np.stack(hi_sources, axis=1)
     flat = np.flatnonzero(valid)
     children, inverse = _unique(
         mlo.reshape(-1)[flat], None if mhi is None else mhi.reshape(-1)[flat]
@@ -188,7 +221,7 @@ def search(board: Board, settings: SearchSettings | None = None) -> SearchResult
     plies = plies_for(board, settings)
     wide = board.tile_sum + 4 * plies >= _WIDE_SUM
     root = bd.batch_of(board, wide)
-    afterstates, _parent, root_table = _moves(root)
+    afterstates, _parent, root_table = _moves(root, bd.transpose(*root))
     codes = [code for code in range(4) if root_table[0, code] >= 0]
     if not codes:
         return SearchResult({}, 0, 0)
@@ -205,8 +238,11 @@ def search(board: Board, settings: SearchSettings | None = None) -> SearchResult
             break
         # Spawned boards are not deduplicated: measured, only 5-8% of them
         # repeat, not worth a sort; the moves out of them are (half repeat).
-        spawned, parent, weight, spawned_prob = _spawn(_take(afterstates, expanded), prob[expanded])
-        next_states, move_parent, move_table = _moves(spawned)
+        chosen = _take(afterstates, expanded)
+        spawned, tspawned, parent, weight, spawned_prob = _spawn(
+            chosen, bd.transpose(*chosen), prob[expanded]
+        )
+        next_states, move_parent, move_table = _moves(spawned, tspawned)
         next_prob = np.zeros(next_states[0].shape[0])
         np.maximum.at(next_prob, move_table[move_table >= 0], spawned_prob[move_parent])
         levels.append(_Level(afterstates, expanded, parent, weight, move_table))
