@@ -14,7 +14,8 @@ the antialiasing shades.
 Text uses Pillow's bundled font (``ImageFont.load_default(size=...)``,
 Pillow >= 10.1 with FreeType, as in the standard wheels): no font files are
 looked up on the machine, so the GIF looks the same everywhere.  The font
-has no bold face, so bold is drawn with a thin stroke.
+has no bold face, so bold is drawn with a thin stroke.  NumPy (already a
+dependency, for the solver) maps the sprites onto the palette exactly.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from collections.abc import Iterable, Sequence
 from typing import BinaryIO
 
 import attrs
+import numpy as np
 from PIL import GifImagePlugin, Image, ImageChops, ImageDraw, ImageFont
 
 from twenty48_replay.board import DIRECTIONS, Direction
@@ -241,10 +243,11 @@ class _Sprites:
     score_glyphs: dict[str, Image.Image]
 
 
-def _palette_image(pieces: Sequence[Image.Image]) -> Image.Image:
-    """A 255-colour palette: the style's exact colours, then the shades of ``pieces``.
+def _palette(pieces: Sequence[Image.Image]) -> list[_RGB]:
+    """256 colours: the style's exact colours, then the shades of ``pieces``.
 
-    One index is left free so Pillow can mark unchanged pixels transparent.
+    Index 255 (``_TRANSPARENT``) is left unused so that a frame can mark
+    unchanged pixels with it.
     """
     exact: list[_RGB] = []
     for colour in (
@@ -268,18 +271,32 @@ def _palette_image(pieces: Sequence[Image.Image]) -> Image.Image:
     for piece in pieces:
         mosaic.paste(piece, (0, y))
         y += piece.height
-    shades = mosaic.quantize(colors=255 - len(exact), method=Image.Quantize.MEDIANCUT)
+    shades = mosaic.quantize(colors=_TRANSPARENT - len(exact), method=Image.Quantize.MEDIANCUT)
     flat = shades.getpalette() or []
     colours = exact + [
         (flat[i], flat[i + 1], flat[i + 2])
         for i in range(0, len(flat), 3)
         if (flat[i], flat[i + 1], flat[i + 2]) not in exact
     ]
-    colours = colours[:255]
-    colours += [_UNUSED] * (256 - len(colours))
-    palette = Image.new("P", (1, 1))
-    palette.putpalette([c for rgb in colours for c in rgb])
-    return palette
+    colours = colours[:_TRANSPARENT]
+    return colours + [_UNUSED] * (256 - len(colours))
+
+
+def _to_palette(image: Image.Image, colours: list[_RGB]) -> Image.Image:
+    """Map an RGB image onto ``colours`` by exact nearest colour.
+
+    Pillow's own palette mapping is approximate (it caches by colour box),
+    which turned flat tile colours into a neighbouring shade; this search is
+    exact, so a style colour always lands on its own index.
+    """
+    pixels = np.asarray(image, dtype=np.int32).reshape(-1, 3)
+    unique, inverse = np.unique(pixels, axis=0, return_inverse=True)
+    usable = np.asarray(colours[:_TRANSPARENT], dtype=np.int32)
+    distances = ((unique[:, None, :] - usable[None, :, :]) ** 2).sum(axis=2)
+    indices = distances.argmin(axis=1).astype(np.uint8)[inverse.reshape(-1)]
+    mapped = Image.frombytes("P", image.size, indices.tobytes())
+    mapped.putpalette([c for rgb in colours for c in rgb])
+    return mapped
 
 
 @functools.lru_cache(maxsize=4)
@@ -293,16 +310,12 @@ def _sprites(size: int) -> _Sprites:
     caption = {c: _draw_glyph(c, px, style.DARK_TEXT, style.PAGE) for c in _CAPTION_CHARS}
     score = {c: _draw_glyph(c, px, style.SCORE_VALUE, style.SCORE_BOX) for c in _SCORE_CHARS}
     base = _draw_base(layout)
-    palette = _palette_image(
+    colours = _palette(
         [base, *tiles.values(), *arrows.values(), *caption.values(), *score.values()]
     )
 
     def to_p(image: Image.Image) -> Image.Image:
-        mapped = image.quantize(palette=palette, dither=Image.Dither.NONE)
-        highest = mapped.getextrema()[1]
-        assert isinstance(highest, int)
-        assert highest < _TRANSPARENT, "a sprite uses the transparent index"
-        return mapped
+        return _to_palette(image, colours)
 
     return _Sprites(
         layout=layout,
