@@ -139,22 +139,24 @@ def test_no_move_on_a_lost_board() -> None:
 
 
 def test_avoids_a_move_that_loses_at_once() -> None:
-    """Moving up fills the board with no merge left (lost); left keeps the game going."""
-    board = Board.from_rows([[0, 2, 4, 2], [4, 8, 16, 4], [8, 16, 32, 8], [16, 32, 64, 16]])
+    """LEFT fills the board with no merge left, whatever spawns; UP and DOWN do not."""
+    board = Board.from_rows([[128, 16, 8, 2], [8, 4, 2, 8], [0, 32, 16, 32], [8, 2, 4, 16]])
+    after = board.slide(Direction.LEFT).board
+    assert all(after.with_tile(c, v).is_over() for c in after.empty_cells() for v in (2, 4))
     direction, values = best_move(board, FAST)
-    assert direction is not Direction.UP
-    assert values[Direction.UP] < min(v for d, v in values.items() if d is not Direction.UP)
+    assert direction in (Direction.UP, Direction.DOWN)
+    assert values[Direction.LEFT] == 0.0
+    assert min(values[Direction.UP], values[Direction.DOWN]) > 0.0
 
 
 def test_takes_the_winning_merge() -> None:
-    """Two 1024s side by side in a crowded board: merging them is the only sane move."""
-    board = Board.from_rows(
-        [[1024, 1024, 2, 4], [8, 16, 32, 64], [128, 256, 512, 8], [2, 4, 8, 16]]
-    )
-    direction, _values = best_move(board, FAST)
-    assert direction in (Direction.LEFT, Direction.RIGHT)
-    slid = board.slide(direction).board
-    assert slid.max_tile == 2048
+    """Two 1024s on a crowded board: UP or DOWN makes 2048, RIGHT splits the pair for good."""
+    board = Board.from_rows([[1024, 2, 4, 8], [1024, 16, 32, 0], [2, 64, 128, 4], [8, 4, 2, 16]])
+    assert board.valid_directions() == (Direction.UP, Direction.DOWN, Direction.RIGHT)
+    direction, values = best_move(board, FAST)
+    assert direction in (Direction.UP, Direction.DOWN)
+    assert board.slide(direction).board.max_tile == 2048
+    assert values[Direction.RIGHT] < values[direction]
 
 
 def test_handles_tiles_above_32768() -> None:
