@@ -406,6 +406,9 @@ def write_replay_gif(
             duration = last_ms if count else max(first_ms, last_ms)
         else:
             duration = first_ms if count == 0 else frame_ms
+        # getheader/getdata are Pillow's documented frame-by-frame GIF writers
+        # (marked "legacy", kept since PIL); tests/test_pictures.py reads back
+        # every GIF written here, so a change in them would fail the tests.
         if previous is None:
             header, _ = GifImagePlugin.getheader(frame, info={"loop": 0, "duration": duration})
             out.write(b"".join(header))
