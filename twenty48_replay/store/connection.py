@@ -106,7 +106,7 @@ def open_engine(target: str | None) -> tuple[Engine, str]:
 
 def _ensure_schema(engine: Engine, shown: str) -> None:
     with engine.connect() as reader:
-        reader = reader.execution_options(**{dialects.READ_ONLY_OPTION: True})
+        reader = reader.execution_options(**dialects.read_options(engine.dialect.name))
         names = set(inspect(reader).get_table_names())
         values = (
             {key: value for key, value in reader.execute(select(meta.c.key, meta.c.value))}
@@ -159,6 +159,6 @@ def reading(engine: Engine, shown: str) -> Iterator[Connection]:
     """A read-only use of a connection (no write lock taken on SQLite)."""
     try:
         with engine.connect() as connection:
-            yield connection.execution_options(**{dialects.READ_ONLY_OPTION: True})
+            yield connection.execution_options(**dialects.read_options(engine.dialect.name))
     except SQLAlchemyError as exc:
         raise driver_error(exc, shown) from None

@@ -57,6 +57,19 @@ _POSTGRESQL_TRIGGERS: Final = (
 )
 
 
+def read_options(dialect_name: str) -> dict[str, Any]:
+    """Execution options of a read-only connection: one consistent snapshot.
+
+    A game row and its log are read by separate statements; PostgreSQL's
+    default READ COMMITTED gives each statement a fresh snapshot, so a
+    concurrent append could fall between them.  SQLite's read transaction
+    already sees one snapshot; it only needs to not take the write lock.
+    """
+    if dialect_name == "postgresql":
+        return {"isolation_level": "REPEATABLE READ"}
+    return {READ_ONLY_OPTION: True}
+
+
 def configure_engine(engine: Engine) -> None:
     """Install the per-connection settings of the engine's dialect."""
     if engine.dialect.name == "sqlite":
