@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import sys
+from collections.abc import Iterator
+from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -15,36 +18,135 @@ from .common import DbOption, open_store
 from .output import emit, warn
 
 
+class ExportFormat(StrEnum):
+    """What ``export`` writes."""
+
+    JSON = "json"
+    SVG = "svg"
+    GIF = "gif"
+
+
+def _write(output: Path | None, data: bytes, what: str) -> None:
+    if output is None:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return
+    try:
+        output.write_bytes(data)
+    except OSError as exc:
+        raise StoreError(f"{output}: cannot write ({exc.strerror})") from None
+    warn(f"wrote {what} to {output} ({len(data):,} bytes)")
+
+
 def export_command(
-    game_id: Annotated[int | None, typer.Argument(help="Game id to export.")] = None,
+    target: Annotated[
+        str | None,
+        typer.Argument(help="A game id, or (for svg/gif) a record file.", show_default=False),
+    ] = None,
     all_games: Annotated[
         bool, typer.Option("--all", help="Export every game, as JSON Lines.")
     ] = False,
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")
     ] = None,
+    fmt: Annotated[
+        ExportFormat,
+        typer.Option("--format", "-f", help="json: the record; svg: one position; gif: a replay."),
+    ] = ExportFormat.JSON,
+    at: Annotated[
+        int | None,
+        typer.Option(
+            "--at", help="svg: the step to draw (default: the last; negative from the end)."
+        ),
+    ] = None,
+    steps: Annotated[
+        str | None,
+        typer.Option("--steps", help="gif: a range of steps A:B (like Python slices, e.g. 0:200)."),
+    ] = None,
+    frame_ms: Annotated[
+        int, typer.Option("--frame-ms", min=10, help="gif: milliseconds per move.")
+    ] = 120,
+    size: Annotated[int, typer.Option("--size", min=120, help="gif: width in pixels.")] = 240,
     db: DbOption = None,
 ) -> None:
-    """Write games as v1 records: JSON for one game, JSON Lines for --all."""
-    if (game_id is None) == (not all_games):
+    """Write games as v1 records (JSON, JSON Lines for --all), or as an SVG or GIF picture."""
+    if (target is None) == (not all_games):
         raise typer.BadParameter("give a game id or --all (not both)")
+    if fmt is ExportFormat.JSON:
+        _export_records(target, all_games, output, db)
+        return
+    if all_games or target is None:
+        raise typer.BadParameter("--all exports records; pictures are of one game")
+    from twenty48_replay.pictures import step_svg, write_replay_gif
+    from twenty48_replay.timeline import Timeline
+
+    from .targets import load_target
+
+    record, label = load_target(target, db)
+    timeline = Timeline(record)
+    if timeline.error is not None:
+        warn(f"{label}: {timeline.error}; drawing the steps before it")
+    if fmt is ExportFormat.SVG:
+        number = timeline.last if at is None else at
+        try:
+            step = timeline[number]
+        except IndexError:
+            raise typer.BadParameter(
+                f"--at {number}: {label} has steps 0..{timeline.last}"
+            ) from None
+        _write(output, step_svg(step, timeline.last).encode("utf-8"), f"step {step.step} as SVG")
+        return
+    if output is None and sys.stdout.isatty():
+        raise typer.BadParameter("a GIF is binary: give --output FILE (or redirect stdout)")
+    first, last = _step_range(steps, timeline.last)
+    chosen = (timeline[n] for n in range(first, last + 1)) if first else _prefix(timeline, last)
+    buffer = io.BytesIO()
+    frames = write_replay_gif(
+        chosen, buffer, frame_ms=frame_ms, size=size, total_moves=timeline.last
+    )
+    _write(output, buffer.getvalue(), f"{frames} frames (steps {first}-{last}) as GIF")
+
+
+def _prefix(timeline: Any, last: int) -> Iterator[Any]:
+    for step in timeline:
+        if step.step > last:
+            return
+        yield step
+
+
+def _step_range(text: str | None, last: int) -> tuple[int, int]:
+    """Parse ``A:B`` (either side optional, negatives from the end) into inclusive steps."""
+    if text is None:
+        return 0, last
+    parts = text.split(":")
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        start = int(parts[0]) if parts[0] else 0
+        stop = int(parts[1]) if parts[1] else last + 1
+    except ValueError:
+        raise typer.BadParameter(f"--steps {text!r}: expected A:B, e.g. 0:200") from None
+    indices = range(last + 1)[start:stop]
+    if not indices:
+        raise typer.BadParameter(f"--steps {text!r}: no steps in 0..{last}")
+    return indices[0], indices[-1]
+
+
+def _export_records(
+    target: str | None, all_games: bool, output: Path | None, db: str | None
+) -> None:
     with open_store(db) as store:
         if all_games:
             lines = [record.to_json() + "\n" for record in store.export_all()]
             text = "".join(lines)
-            count = len(lines)
+            what = f"{len(lines)} record(s)"
         else:
-            assert game_id is not None
-            text = store.export_record(game_id).to_json(indent=2) + "\n"
-            count = 1
-    if output is None:
-        sys.stdout.write(text)
-        return
-    try:
-        output.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise StoreError(f"{output}: cannot write ({exc.strerror})") from None
-    warn(f"wrote {count} record(s) to {output}")
+            assert target is not None
+            if not target.isdigit():
+                raise typer.BadParameter(f"{target!r} is not a game id")
+            text = store.export_record(int(target)).to_json(indent=2) + "\n"
+            what = "1 record"
+    _write(output, text.encode("utf-8"), what)
 
 
 def import_command(
