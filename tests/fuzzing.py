@@ -57,27 +57,27 @@ FIELDS = [
 
 def mutate_bytes(data: bytes, rng: random.Random) -> bytes:
     """Byte-level damage: flips, insertions, deletions, truncation, splices."""
-    data = bytearray(data)
+    out = bytearray(data)
     for _ in range(rng.randint(1, 4)):
         choice = rng.randrange(7)
-        at = rng.randrange(len(data) + 1)
-        if choice == 0 and data:
-            data[min(at, len(data) - 1)] = rng.randrange(256)
+        at = rng.randrange(len(out) + 1)
+        if choice == 0 and out:
+            out[min(at, len(out) - 1)] = rng.randrange(256)
         elif choice == 1:
-            data[at:at] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 8)))
+            out[at:at] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 8)))
         elif choice == 2:
-            del data[at : at + rng.randint(1, 16)]
+            del out[at : at + rng.randint(1, 16)]
         elif choice == 3:
-            del data[at:]
+            del out[at:]
         elif choice == 4:
-            data[at:at] = rng.choice([b'"', b"{", b"[", b"\\", b"\\u", b"\n", b",", b":", b"\xc3"])
+            out[at:at] = rng.choice([b'"', b"{", b"[", b"\\", b"\\u", b"\n", b",", b":", b"\xc3"])
         elif choice == 5:
             other = rng.choice(CORPUS)
             start = rng.randrange(len(other) + 1)
-            data[at:at] = other[start : start + rng.randint(1, 40)]
+            out[at:at] = other[start : start + rng.randint(1, 40)]
         else:
-            data[at:at] = rng.choice([b"1e999", b"-0", b"NaN", b"Infinity", b"true", b"null"])
-    return bytes(data)
+            out[at:at] = rng.choice([b"1e999", b"-0", b"NaN", b"Infinity", b"true", b"null"])
+    return bytes(out)
 
 
 def mutate_json(data: bytes, rng: random.Random) -> bytes:

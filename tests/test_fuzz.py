@@ -23,12 +23,17 @@ from twenty48_replay.store import ImportRejectedError, Store
 
 def check_library(data: bytes, store: Store) -> str:
     """Read, verify and import one input; returns what happened."""
+    record: Record | None = None
+    error: RecordError | None = None
     try:
         record = Record.from_json(data)
     except RecordError as exc:
-        assert exc.exit_code == 2
-        assert "\n" not in exc.message
+        error = exc
+    if error is not None:
+        assert error.exit_code == 2
+        assert "\n" not in error.message
         return "unreadable"
+    assert record is not None
     result = verify(record)
     before = [(g.id, g.move_count, g.score) for g in store.list_games(limit=None)]
     try:
