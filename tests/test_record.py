@@ -197,3 +197,14 @@ def test_valid_shapes_round_trip(moves: str, score: int, seed: str) -> None:
     record = Record(seed, moves, score, extra={"notes": "x"})
     assert Record.from_json(record.to_json()) == record
     assert VALIDATOR.is_valid(record.to_dict())
+
+
+def test_nesting_limit() -> None:
+    def nested(depth: int) -> str:
+        return '{"format":"twenty48-record","version":1,"seed":"s","moves":"","score":0,"x":' + (
+            "[" * depth + "]" * depth + "}"
+        )
+
+    assert Record.from_json(nested(64)).extra["x"]
+    with pytest.raises(RecordError, match="nested deeper than 100 levels"):
+        Record.from_json(nested(150))

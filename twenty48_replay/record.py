@@ -27,6 +27,8 @@ VERSION: Final = 1
 MAX_MOVES: Final = 1_000_000
 MAX_INTEGER: Final = 2**53
 MAX_INPUT_BYTES: Final = 64 * 1024 * 1024
+#: Deepest nesting of arrays/objects accepted (the spec asks for at least 64).
+MAX_NESTING: Final = 100
 TILE_VALUES: Final = frozenset([0] + [2**e for e in range(1, 18)])
 MOVE_LETTERS: Final = frozenset("UDLR")
 #: Optional keys whose meaning the format defines, with their JSON type.
@@ -248,19 +250,25 @@ def validate_record_dict(data: object) -> dict[str, Any]:
             not isinstance(value, expected) or (expected is str and isinstance(value, bool))
         ):
             raise RecordError(f"{_describe(value)} is not a {expected.__name__}", field=key)
-        extra[key] = _plain(value)
+        extra[key] = _plain(value, key)
     clean["extra"] = extra
     return clean
 
 
-def _plain(value: Any) -> Any:
-    """Turn reader-internal number types back into plain JSON values."""
+def _plain(value: Any, field: str, depth: int = 1) -> Any:
+    """Turn reader-internal number types back into plain JSON values.
+
+    Also enforces the nesting limit, so that no later step (writing the
+    record back, storing its metadata) can hit Python's recursion limit.
+    """
     if isinstance(value, _Fraction):
         return float(value)
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, dict)):
+        if depth >= MAX_NESTING:
+            raise RecordError(f"nested deeper than {MAX_NESTING} levels", field=field)
+        if isinstance(value, list):
+            return [_plain(v, field, depth + 1) for v in value]
+        return {k: _plain(v, field, depth + 1) for k, v in value.items()}
     return value
 
 
