@@ -82,7 +82,11 @@ def dialog_css(name: str, width: int = 60) -> str:
 
 
 class HelpScreen(ModalScreen[Choice]):
-    """The keys, and what the game stores; closes with escape, ? or q."""
+    """The keys, and what the game stores; closes with escape, ? or q.
+
+    ``text`` and ``heading`` default to the game's key list; the replay viewer
+    passes its own, so both UIs share one card and one way to close it.
+    """
 
     DEFAULT_CSS = dialog_css("HelpScreen", width=66)
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -91,11 +95,16 @@ class HelpScreen(ModalScreen[Choice]):
         Binding("q", "close", "Close", show=False),
     ]
 
+    def __init__(self, text: str = HELP_TEXT, heading: str = "twenty48 — keys") -> None:
+        super().__init__()
+        self.text = text
+        self.heading = heading
+
     def compose(self) -> ComposeResult:
         """A card with the key list."""
         with Vertical(id="help"):
-            yield Static("twenty48 — keys", classes="title")
-            yield Static(HELP_TEXT, id="help-text")
+            yield Static(self.heading, classes="title")
+            yield Static(self.text, id="help-text")
             yield Static("[dim]escape, ? or q closes this[/dim]", classes="body")
 
     def action_close(self) -> None:

@@ -160,3 +160,10 @@ class ScoreBox(Static):
         if self.extra:
             number = Content.assemble(number, "  ", (self.extra, "bold #776e65"))
         self.update(number)
+
+    def show_text(self, text: str) -> None:
+        """Display ``text`` instead of a number (the replay viewer's move and spawn boxes).
+
+        ``value`` and ``extra`` are left alone: they stay the last number shown.
+        """
+        self.update(Content(text))

@@ -1,0 +1,522 @@
+"""``twenty48 replay``: the full-screen viewer that walks a record step by step.
+
+Everything on screen is drawn from one :class:`~twenty48_replay.replay.Step`,
+fetched by number from the :class:`~twenty48_replay.timeline.Timeline`
+(checkpointed, so any jump costs well under a millisecond).  The viewer
+therefore keeps no game state of its own beyond the step number: stepping,
+jumping, "go to" and autoplay are all the same :meth:`ReplayScreen.go_to`,
+and what is shown can never drift from what the rules replay.
+
+The board, tiles, score boxes, palette and help card are the play UI's
+(:mod:`.widgets`, :mod:`.screens`), so a replay looks like the game it
+came from.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Final
+
+import typer
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen, Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Input, ProgressBar, Static
+
+from twenty48_replay.errors import EXIT_FAILED
+from twenty48_replay.replay import Step
+from twenty48_replay.timeline import Timeline
+
+from ..output import fail
+from ..replay_cmd import ARROWS
+from .screens import HelpScreen, dialog_css
+from .widgets import (
+    BOARD_BACKGROUND,
+    BUTTON,
+    DARK_TEXT,
+    LIGHT_TEXT,
+    PAGE_BACKGROUND,
+    TILE_BACKGROUNDS,
+    BoardView,
+    ScoreBox,
+)
+
+#: Autoplay speeds in moves per second; ``+``/``-`` move along this list.
+SPEEDS: Final = (1, 2, 4, 8, 16, 32, 64)
+#: Index into SPEEDS at start: 8 moves/s follows the play and crosses a
+#: 2,000-move game in about four minutes.
+DEFAULT_SPEED: Final = 3
+#: How far PgUp/PgDn jump.
+PAGE: Final = 10
+
+NAMES: Final = {"U": "up", "D": "down", "L": "left", "R": "right"}
+#: The original's colour for a tile that just merged, used for alerts here.
+ALERT = "#f65e3b"
+INVALID_RED = "#c0392b"
+WIN_GOLD = TILE_BACKGROUNDS[2048]
+
+HELP_TEXT = """\
+[b]→ ←[/b]  or  [b]l h[/b]  one move forward / back
+[b]PgDn PgUp[/b]     ten moves forward / back
+[b]Home End[/b]      the opening / the last step
+[b]g[/b]             go to a move number (negative: from the end)
+[b]space[/b]         play / pause (stops at the end)
+[b]+ -[/b]           faster / slower
+[b]?[/b]             this help
+[b]q[/b]             quit
+
+Step k is the board after move k and its spawn, the
+outlined tile.  Nothing is written: a replay only reads.\
+"""
+
+
+def cell_name(cell: int) -> str:
+    """A cell index as the player counts it: "row 1, col 3" (1-based, row-major)."""
+    return f"row {cell // 4 + 1}, col {cell % 4 + 1}"
+
+
+def parse_step(text: str, last: int) -> int | str:
+    """The step number typed into "go to", or an error message saying why not.
+
+    Negative numbers count from the end, as ``twenty48 replay --at`` does.
+    """
+    text = text.strip().replace(",", "").replace("_", "")
+    try:
+        number = int(text)
+    except ValueError:
+        return f"not a move number: {text!r}" if text else "type a move number"
+    resolved = number + last + 1 if number < 0 else number
+    if not 0 <= resolved <= last:
+        return f"move {number} is outside 0..{last}"
+    return resolved
+
+
+class GotoScreen(ModalScreen[int | None]):
+    """A small prompt for a move number; dismisses with the step, or None on escape.
+
+    A bad entry keeps the prompt open with the error under it, so a typo
+    costs one correction instead of a new ``g``.
+    """
+
+    DEFAULT_CSS = (
+        dialog_css("GotoScreen", width=46)
+        + f"""
+    GotoScreen Input {{
+        width: 100%;
+        background: {LIGHT_TEXT};
+        color: {DARK_TEXT};
+        border: tall {BUTTON};
+    }}
+    GotoScreen Input:focus {{
+        border: tall {ALERT};
+    }}
+    GotoScreen #goto-error {{
+        color: {ALERT};
+        text-style: bold;
+        height: auto;
+        min-height: 1;
+    }}
+    """
+    )
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, last: int, current: int) -> None:
+        super().__init__()
+        self.last = last
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        """Title, the input and a line for errors."""
+        with Vertical(id="goto"):
+            yield Static("Go to move", classes="title")
+            yield Input(
+                placeholder=f"0 – {self.last}  (now {self.current}; -1 = last)",
+                id="goto-input",
+            )
+            yield Static("", id="goto-error", classes="body", markup=False)
+            yield Static("[dim]enter: go · escape: cancel[/dim]", classes="body")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Go if the number is a step of this replay, else say why and stay."""
+        event.stop()
+        result = parse_step(event.value, self.last)
+        if isinstance(result, str):
+            self.query_one("#goto-error", Static).update(result)
+            return
+        self.dismiss(result)
+
+    def action_cancel(self) -> None:
+        """Back to the viewer where it was."""
+        self.dismiss(None)
+
+
+class ReplayScreen(Screen[None]):
+    """The viewer: board, counters, markers, progress; owns every viewer key.
+
+    As in the play UI the bindings live on the screen, so the help card and
+    the "go to" prompt switch them off while they are up.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("right", "step(1)", "Step", key_display="← →"),
+        Binding("left", "step(-1)", "Back", show=False),
+        Binding("l", "step(1)", "Step", show=False),
+        Binding("h", "step(-1)", "Back", show=False),
+        Binding("pagedown", "step(10)", "±10", key_display="PgUp/Dn"),
+        Binding("pageup", "step(-10)", "Back 10", show=False),
+        Binding("home", "start", "Start", show=False),
+        Binding("end", "end", "End", show=False),
+        Binding("g", "goto", "Go to"),
+        Binding("space", "toggle_play", "Play"),
+        Binding("plus", "speed(1)", "Speed", key_display="+ -"),
+        Binding("equals_sign", "speed(1)", "Faster", show=False),
+        Binding("minus", "speed(-1)", "Slower", show=False),
+        Binding("question_mark", "help", "Help", key_display="?"),
+        Binding("q", "quit_viewer", "Quit"),
+    ]
+
+    DEFAULT_CSS = f"""
+    ReplayScreen {{
+        background: {PAGE_BACKGROUND};
+        color: {DARK_TEXT};
+        align: center middle;
+    }}
+    ReplayScreen #page {{
+        width: 78;
+        height: auto;
+    }}
+    ReplayScreen #header {{
+        height: 1;
+    }}
+    ReplayScreen #title {{
+        width: 1fr;
+        text-style: bold;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }}
+    ReplayScreen #win-note {{
+        width: auto;
+        margin-left: 2;
+        text-style: bold;
+        color: {ALERT};
+    }}
+    ReplayScreen #banner {{
+        width: 100%;
+        height: auto;
+        max-height: 3;
+        padding: 0 1;
+        background: {INVALID_RED};
+        color: {LIGHT_TEXT};
+        text-style: bold;
+    }}
+    ReplayScreen #top {{
+        height: auto;
+        margin-top: 1;
+    }}
+    ReplayScreen #side {{
+        width: 26;
+        height: 17;
+        margin-left: 2;
+    }}
+    ReplayScreen ScoreBox {{
+        margin-bottom: 1;
+    }}
+    ReplayScreen #spawned {{
+        margin-bottom: 0;
+    }}
+    ReplayScreen .marker {{
+        width: 100%;
+        height: 1;
+        text-align: center;
+        text-style: bold;
+        color: {LIGHT_TEXT};
+    }}
+    ReplayScreen #win-marker.-on {{
+        background: {WIN_GOLD};
+    }}
+    ReplayScreen #end-marker.-end {{
+        background: {BUTTON};
+    }}
+    ReplayScreen #end-marker.-over {{
+        background: {ALERT};
+    }}
+    ReplayScreen #end-marker.-invalid {{
+        background: {INVALID_RED};
+    }}
+    ReplayScreen #bottom {{
+        height: 1;
+        margin-top: 1;
+    }}
+    ReplayScreen #progress {{
+        width: 52;
+    }}
+    ReplayScreen #progress Bar {{
+        width: 44;
+    }}
+    ReplayScreen #progress Bar > .bar--bar, ReplayScreen #progress Bar > .bar--complete {{
+        color: {WIN_GOLD};
+        background: {BOARD_BACKGROUND};
+    }}
+    ReplayScreen #play-state {{
+        width: 1fr;
+        text-align: right;
+        text-style: bold;
+    }}
+    ReplayScreen #play-state.-playing {{
+        color: {ALERT};
+    }}
+    ReplayScreen Footer {{
+        background: {BUTTON};
+    }}
+    ReplayScreen Footer FooterKey {{
+        background: {BUTTON};
+        color: {LIGHT_TEXT};
+    }}
+    ReplayScreen Footer FooterKey .footer-key--key {{
+        background: {DARK_TEXT};
+        color: {LIGHT_TEXT};
+    }}
+    ReplayScreen Footer FooterKey .footer-key--description {{
+        color: {LIGHT_TEXT};
+    }}
+    """
+
+    def __init__(self, timeline: Timeline, label: str, reasons: list[str]) -> None:
+        super().__init__()
+        self.timeline = timeline
+        self.label = label
+        self.reasons = list(reasons)
+        #: Computed once: a bisection over the timeline, not free per redraw.
+        self.winning_step = timeline.winning_step
+        self.step = 0
+        self.current: Step = timeline[0]
+        self.speed_index = DEFAULT_SPEED
+        self._autoplay: Timer | None = None
+
+    # ------------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        """Header (and the invalid banner), board and counters, progress, keys."""
+        with Vertical(id="page"):
+            with Horizontal(id="header"):
+                yield Static(self.title_text(), id="title", markup=False)
+                yield Static(self.win_note(), id="win-note", markup=False)
+            if self.reasons:
+                yield Static("INVALID: " + "; ".join(self.reasons), id="banner", markup=False)
+            with Horizontal(id="top"):
+                yield BoardView(id="board")
+                with Vertical(id="side"):
+                    yield ScoreBox("MOVE", id="move")
+                    yield ScoreBox("SCORE", id="score")
+                    yield ScoreBox("PLAYED", id="played")
+                    yield ScoreBox("SPAWNED", id="spawned")
+                    yield Static("", id="win-marker", classes="marker", markup=False)
+                    yield Static("", id="end-marker", classes="marker", markup=False)
+            with Horizontal(id="bottom"):
+                yield ProgressBar(total=max(self.timeline.last, 1), show_eta=False, id="progress")
+                yield Static("", id="play-state", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Open on the opening board."""
+        self.go_to(0)
+
+    def title_text(self) -> str:
+        """What is being replayed: label, seed, player, length of the record."""
+        record = self.timeline.record
+        parts = [f"replay · {self.label}", f"seed {record.seed}"]
+        if record.player:
+            parts.append(f"player {record.player}")
+        parts.append(f"{record.move_count:,} moves")
+        return " · ".join(parts)
+
+    def win_note(self) -> str:
+        """The header's pointer to the winning move, so it can be found with ``g``."""
+        if self.winning_step is None:
+            return ""
+        return f"★ 2048 reached at move {self.winning_step}"
+
+    # ------------------------------------------------------------------ display
+
+    @property
+    def board_view(self) -> BoardView:
+        """The board widget."""
+        return self.query_one(BoardView)
+
+    @property
+    def speed(self) -> int:
+        """Autoplay speed in moves per second."""
+        return SPEEDS[self.speed_index]
+
+    @property
+    def playing(self) -> bool:
+        """Autoplay is running."""
+        return self._autoplay is not None
+
+    def go_to(self, number: int) -> None:
+        """Show step ``number`` (clamped to the timeline), the one way the view changes."""
+        number = max(0, min(number, self.timeline.last))
+        self.step = number
+        self.current = step = self.timeline[number]
+        opening = step.move is None
+        self.board_view.show(step.board, None if opening else step.spawn.cell)
+        self.query_one("#move", ScoreBox).show(number, f"of {self.timeline.last:,}")
+        self.query_one("#score", ScoreBox).show(
+            step.score, f"+{step.gained}" if step.gained else ""
+        )
+        played = self.query_one("#played", ScoreBox)
+        spawned = self.query_one("#spawned", ScoreBox)
+        if step.move is None:
+            played.show_text("opening")
+            spawned.show_text("two opening tiles")
+        else:
+            letter = step.move.letter
+            played.show_text(f"{ARROWS[letter]} {letter} · {NAMES[letter]}")
+            spawned.show_text(f"{step.spawn.value} at {cell_name(step.spawn.cell)}")
+        self._show_markers()
+        self.query_one(ProgressBar).update(progress=number)
+        self._show_play_state()
+
+    def _show_markers(self) -> None:
+        """Highlight the winning move and the end (game over, or why the replay stops)."""
+        win = self.query_one("#win-marker", Static)
+        at_win = self.step == self.winning_step
+        win.update("★ 2048 reached here!" if at_win else "")
+        win.set_class(at_win, "-on")
+        end = self.query_one("#end-marker", Static)
+        kind = ""
+        text = ""
+        if self.step == self.timeline.last:
+            error = self.timeline.error
+            if error is not None:
+                kind, text = "-invalid", f"✗ move {error.move_number} is invalid"
+            elif self.current.over:
+                kind, text = "-over", "game over"
+            else:
+                kind, text = "-end", "end of game (not over)"
+        end.update(text)
+        for name in ("-invalid", "-over", "-end"):
+            end.set_class(name == kind, name)
+
+    def _show_play_state(self) -> None:
+        """Playing or paused, and the speed ``+``/``-`` would change."""
+        state = self.query_one("#play-state", Static)
+        icon = "▶ playing" if self.playing else "‖ paused"
+        state.update(f"{icon} · {self.speed} moves/s")
+        state.set_class(self.playing, "-playing")
+
+    # ------------------------------------------------------------------ navigation
+
+    def action_step(self, delta: int) -> None:
+        """Forward or back by ``delta`` moves (stops at either end)."""
+        self.go_to(self.step + delta)
+
+    def action_start(self) -> None:
+        """The opening board."""
+        self.go_to(0)
+
+    def action_end(self) -> None:
+        """The last valid step."""
+        self.go_to(self.timeline.last)
+
+    def action_goto(self) -> None:
+        """Ask for a move number (autoplay pauses so the board holds still)."""
+        self.stop_autoplay()
+        self.app.push_screen(GotoScreen(self.timeline.last, self.step), self._after_goto)
+
+    def _after_goto(self, number: int | None) -> None:
+        if number is not None:
+            self.go_to(number)
+
+    # ------------------------------------------------------------------ autoplay
+
+    def action_toggle_play(self) -> None:
+        """Start or stop autoplay; from the last step it starts over from the opening."""
+        if self.playing:
+            self.stop_autoplay()
+            return
+        if self.step >= self.timeline.last:
+            if self.timeline.last == 0:
+                return
+            self.go_to(0)
+        self._start_timer()
+        self._show_play_state()
+
+    def _start_timer(self) -> None:
+        self._autoplay = self.set_interval(1 / self.speed, self._autoplay_tick)
+
+    def stop_autoplay(self) -> None:
+        """Stop autoplay if it runs (at the end, on space, under a dialog)."""
+        if self._autoplay is not None:
+            self._autoplay.stop()
+            self._autoplay = None
+        self._show_play_state()
+
+    def _autoplay_tick(self) -> None:
+        """One move forward; the last step stops autoplay there."""
+        self.go_to(self.step + 1)
+        if self.step >= self.timeline.last:
+            self.stop_autoplay()
+
+    def action_speed(self, delta: int) -> None:
+        """Faster or slower along SPEEDS; a running autoplay takes the new pace at once."""
+        index = max(0, min(self.speed_index + delta, len(SPEEDS) - 1))
+        if index == self.speed_index:
+            return
+        self.speed_index = index
+        if self._autoplay is not None:
+            self._autoplay.stop()
+            self._start_timer()
+        self._show_play_state()
+
+    # ------------------------------------------------------------------ other keys
+
+    def action_help(self) -> None:
+        """The key list (autoplay pauses under it)."""
+        self.stop_autoplay()
+        self.app.push_screen(HelpScreen(HELP_TEXT, "twenty48 replay — keys"))
+
+    def action_quit_viewer(self) -> None:
+        """Leave; a replay changes nothing, so there is nothing to save."""
+        self.app.exit()
+
+
+class ReplayApp(App[None]):
+    """The ``twenty48 replay`` application: one viewer screen over a timeline."""
+
+    TITLE = "twenty48 replay"
+    ENABLE_COMMAND_PALETTE = False
+
+    def __init__(self, timeline: Timeline, label: str, reasons: list[str]) -> None:
+        super().__init__()
+        self.timeline = timeline
+        self.replay_screen = ReplayScreen(timeline, label, reasons)
+
+    @property
+    def step(self) -> int:
+        """The step on the board now."""
+        return self.replay_screen.step
+
+    def get_default_screen(self) -> Screen[Any]:
+        """The viewer is the app's base screen."""
+        return self.replay_screen
+
+
+def run_replay_app(timeline: Timeline, label: str, reasons: list[str]) -> None:
+    """Run the viewer until the user quits.
+
+    An invalid record still exits with status 1 and its reasons on stderr,
+    as the printing modes of ``twenty48 replay`` do, so scripts and shells
+    see the same verdict whichever way the record was looked at.
+    """
+    app = ReplayApp(timeline, label, reasons)
+    app.run()
+    if reasons:
+        fail(f"{label}: INVALID: " + "; ".join(reasons))
+        raise typer.Exit(EXIT_FAILED)
+    if app.return_code:
+        raise typer.Exit(app.return_code)
+
+
+__all__ = ["GotoScreen", "ReplayApp", "ReplayScreen", "parse_step", "run_replay_app"]
