@@ -20,6 +20,7 @@ from .output import fail
 from .play_cmd import play_command
 from .records_cmd import export_command, import_command
 from .replay_cmd import replay_command
+from .solver_cmd import analyze_command, autoplay_command, hint_command
 from .verify_cmd import verify_command
 
 app = typer.Typer(
@@ -58,6 +59,9 @@ app.command("stats")(stats_command)
 app.command("export")(export_command)
 app.command("import")(import_command)
 app.command("verify")(verify_command)
+app.command("hint")(hint_command)
+app.command("autoplay")(autoplay_command)
+app.command("analyze")(analyze_command)
 app.command("check")(check_command)
 app.command("where")(where_command)
 

@@ -1,0 +1,343 @@
+"""The solver on the command line: ``hint``, ``autoplay`` and ``analyze``.
+
+NumPy and the solver are imported inside the commands, so no other command
+pays for them at start-up.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from twenty48_replay.board import Board
+from twenty48_replay.errors import Twenty48Error
+
+from .common import DbOption, JsonOption, open_store
+from .output import emit, emit_json, warn
+from .render import board_text, summary_line
+from .targets import load_target
+
+if TYPE_CHECKING:
+    from twenty48_replay.solver.analysis import Analysis
+
+ARROWS = {"U": "↑ up", "D": "↓ down", "L": "← left", "R": "→ right"}
+SOLVER_PLAYER = "solver"
+
+
+def parse_board(text: str) -> Board:
+    """``"2 2 0 0/0 4 0 0/..."``: rows separated by '/', cells by spaces or commas."""
+    rows = [row.replace(",", " ").split() for row in text.strip().split("/")]
+    try:
+        return Board.from_rows([[int(cell) for cell in row] for row in rows])
+    except ValueError as exc:
+        raise typer.BadParameter(
+            f"--board: {exc} (expected 4 rows of 4 tiles, e.g. '2 2 0 0/0 4 0 0/0 0 0 0/0 0 0 2')"
+        ) from None
+
+
+def hint_command(
+    game: Annotated[int | None, typer.Option("--game", "-g", help="A stored game id.")] = None,
+    board: Annotated[
+        str | None, typer.Option("--board", help="A position: '2 2 0 0/0 4 0 0/...'.")
+    ] = None,
+    record: Annotated[
+        str | None, typer.Option("--record", help="A record file (with --at).")
+    ] = None,
+    at: Annotated[
+        int | None, typer.Option("--at", help="With --record: the step (default: the last).")
+    ] = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Recommend a move and show the expected value of each direction.
+
+    Without options: the latest unfinished stored game, which is then marked
+    as assisted (its record will say ``"assisted": true``).
+    """
+    from twenty48_replay.solver import best_move
+    from twenty48_replay.timeline import Timeline
+
+    if sum(x is not None for x in (game, board, record)) > 1:
+        raise typer.BadParameter("give at most one of --game, --board, --record")
+    label = "position"
+    session = None
+    if board is not None:
+        position = parse_board(board)
+    elif record is not None:
+        loaded, label = load_target(record, db)
+        timeline = Timeline(loaded)
+        position = timeline[timeline.last if at is None else at].board
+    else:
+        with open_store(db) as store:
+            session = store.open_game(game) if game is not None else store.resume_latest()
+            if session is None:
+                raise Twenty48Error("no unfinished game to hint: start one with 'twenty48 play'")
+            position = session.state.board
+            label = f"game {session.id}"
+            session.mark_assisted()
+    best, values = best_move(position)
+    if as_json:
+        emit_json(
+            {
+                "best": None if best is None else best.letter,
+                "values": {d.letter: round(v, 3) for d, v in values.items()},
+                "board": position.to_rows(),
+            }
+        )
+        return
+    emit(f"{label}:")
+    emit(board_text(position))
+    if best is None:
+        emit("no move is possible: the game is over")
+        return
+    emit(f"best move: {ARROWS[best.letter]}")
+    top = values[best]
+    for direction, value in sorted(values.items(), key=lambda kv: -kv[1]):
+        gap = "" if direction is best else f"  ({100 * (value - top) / abs(top or 1):+.2f}%)"
+        emit(f"  {ARROWS[direction.letter]:8} {value:14,.1f}{gap}")
+    if session is not None:
+        warn(f"game {session.id} is now marked as assisted")
+
+
+def _play_one(job: tuple[str, int | None]) -> tuple[str, str, float]:
+    from twenty48_replay.solver import play_game
+
+    seed, until = job
+    played = play_game(seed, until)
+    return seed, played.moves, played.seconds
+
+
+def autoplay_command(
+    seed: Annotated[
+        str | None, typer.Option("--seed", help="Seed of the first game (then SEED-2, SEED-3...).")
+    ] = None,
+    games: Annotated[int, typer.Option("--games", "-n", min=1, help="How many games.")] = 1,
+    until: Annotated[
+        int | None,
+        typer.Option(
+            "--until", help="Stop a game when it makes this tile (default: play to the end)."
+        ),
+    ] = None,
+    jobs: Annotated[
+        int | None, typer.Option("--jobs", "-j", min=1, help="Games in parallel (default: cores).")
+    ] = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Let the solver play new games; they are stored like any other (player "solver")."""
+    from twenty48_replay.batch import default_jobs
+    from twenty48_replay.rng import new_seed
+
+    if until is not None and (until < 4 or until & (until - 1)):
+        raise typer.BadParameter("--until must be a tile: a power of two from 4")
+    base = seed or new_seed()
+    seeds = [base] + [f"{base}-{i}" for i in range(2, games + 1)]
+    jobs = min(jobs or default_jobs(), games)
+    rows: list[dict[str, Any]] = []
+    with open_store(db) as store:
+        if jobs == 1 and sys.stdout.isatty() and not as_json:
+            for s in seeds:
+                rows.append(_autoplay_live(store, s, until))
+        else:
+            rows = _autoplay_pool(store, seeds, until, jobs, quiet=as_json)
+    if as_json:
+        for row in rows:
+            emit_json(row)
+        return
+    _summary(rows)
+
+
+def _autoplay_live(store: Any, seed: str, until: int | None) -> dict[str, Any]:
+    """One game in this process, stored move by move, with a live board."""
+    from rich.live import Live
+    from rich.text import Text
+
+    from twenty48_replay.solver import best_move
+
+    session = store.new_game(seed, player=SOLVER_PLAYER)
+    start = time.perf_counter()
+    with Live(Text(""), refresh_per_second=12, transient=False) as live:
+        while True:
+            state = session.state
+            if until is not None and state.max_tile >= until:
+                break
+            best, _ = best_move(state.board)
+            if best is None:
+                break
+            session.play(best)
+            elapsed = time.perf_counter() - start
+            live.update(
+                Text(
+                    f"game {session.id}  seed {seed}\n"
+                    + summary_line(session.state.score, session.state.moves, session.state.max_tile)
+                    + f" · {session.state.moves / max(elapsed, 1e-9):.1f} moves/s\n"
+                    + board_text(session.state.board)
+                )
+            )
+    return _row(session.id, seed, session.state, time.perf_counter() - start)
+
+
+def _autoplay_pool(
+    store: Any, seeds: list[str], until: int | None, jobs: int, quiet: bool
+) -> list[dict[str, Any]]:
+    """Games in worker processes; each is verified and stored when it ends."""
+    import multiprocessing
+
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from twenty48_replay.record import Record
+    from twenty48_replay.replay import final_state
+
+    rows = []
+    console = Console(stderr=True)
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    with Progress(
+        TextColumn("autoplay"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=console,
+        disable=quiet or not console.is_terminal,
+        transient=True,
+    ) as progress:
+        task = progress.add_task("games", total=len(seeds))
+        with context.Pool(jobs) as pool:
+            for seed, moves, seconds in pool.imap(_play_one, [(s, until) for s in seeds]):
+                state, _ = final_state(Record(seed, moves, 0))
+                record = Record(
+                    seed,
+                    moves,
+                    state.score,
+                    extra={"player": SOLVER_PLAYER, "client": "twenty48 autoplay"},
+                )
+                outcome = store.import_record(record)
+                rows.append(_row(outcome.game_id, seed, state, seconds))
+                progress.advance(task)
+    return rows
+
+
+def _row(game_id: int, seed: str, state: Any, seconds: float) -> dict[str, Any]:
+    return {
+        "game": game_id,
+        "seed": seed,
+        "score": state.score,
+        "max_tile": state.max_tile,
+        "moves": state.moves,
+        "seconds": round(seconds, 2),
+        "moves_per_second": round(state.moves / max(seconds, 1e-9), 1),
+    }
+
+
+def _summary(rows: list[dict[str, Any]]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"autoplay: {len(rows)} game(s)")
+    for column in ("game", "seed", "score", "max tile", "moves", "seconds", "moves/s"):
+        table.add_column(column, justify="left" if column == "seed" else "right")
+    for r in rows:
+        table.add_row(
+            str(r["game"]),
+            r["seed"],
+            str(r["score"]),
+            str(r["max_tile"]),
+            str(r["moves"]),
+            f"{r['seconds']:.1f}",
+            f"{r['moves_per_second']:.1f}",
+        )
+    console = Console()
+    console.print(table)
+    tiles = [2048 * 2**i for i in range(7)]
+    reached = [
+        f"{t}: {sum(r['max_tile'] >= t for r in rows)}/{len(rows)}"
+        for t in tiles
+        if any(r["max_tile"] >= t for r in rows) or t == 2048
+    ]
+    console.print("reached " + ", ".join(reached))
+
+
+def analyze_command(
+    target: Annotated[str, typer.Argument(help="A game id, or a record file.")],
+    db: DbOption = None,
+    as_json: JsonOption = False,
+    jobs: Annotated[
+        int | None, typer.Option("--jobs", "-j", min=1, help="Worker processes (default: cores).")
+    ] = None,
+    top: Annotated[int, typer.Option("--top", min=1, help="How many mistakes to list.")] = 5,
+) -> None:
+    """Annotate a game move by move: accuracy, largest mistakes, the classic mistakes."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    from twenty48_replay.batch import default_jobs
+    from twenty48_replay.solver.analysis import analyze
+
+    record, label = load_target(target, db)
+    console = Console(stderr=True)
+    with Progress(
+        TextColumn("analysing"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        disable=not console.is_terminal,
+        transient=True,
+    ) as progress:
+        task = progress.add_task("moves", total=len(record.moves))
+        analysis = analyze(
+            record,
+            jobs=jobs or default_jobs(),
+            progress=lambda done, total: progress.update(task, completed=done, total=total),
+        )
+    if as_json:
+        emit_json({"game": label, **analysis.to_json()})
+        return
+    _report(analysis, label, top)
+
+
+def _report(analysis: Analysis, label: str, top: int) -> None:
+    moves = len(analysis.annotations)
+    emit(
+        f"Analysis of {label}: {moves} moves, score {analysis.final_score}, "
+        f"largest tile {analysis.final_board.max_tile}"
+    )
+    emit(f"Accuracy: {analysis.accuracy:.1f}% of moves matched the solver's choice")
+    emit("")
+    mistakes = analysis.largest_mistakes(top)
+    if mistakes:
+        emit("Largest mistakes (expected value given up):")
+        for a in mistakes:
+            emit(
+                f"  move {a.number}: played {ARROWS[a.played.letter]}, best was "
+                f"{ARROWS[a.best.letter]} (-{100 * a.relative_loss:.2f}%), {a.empty} empty cells"
+            )
+            for line in board_text(a.board).splitlines():
+                emit("      " + line)
+        emit("")
+    classic = analysis.classic_mistakes()
+    four = classic["four_directions"]
+    emit("The four classic mistakes:")
+    emit(
+        f"  1. all four directions: {four['least_used']} was played {four['least_used_moves']} "
+        f"times ({four['share_percent']}% of moves); by direction "
+        + ", ".join(f"{k} {v}" for k, v in four["by_direction"].items())
+    )
+    emit(f"  2. largest tile pulled out of its corner: {classic['largest_tile_left_corner']} times")
+    emit(
+        f"  3. small tiles walled in by large ones: {classic['walled_in_positions']} cases "
+        "over all positions"
+    )
+    emit(
+        f"  4. crowded board (2-3 empty cells): {classic['crowded_moves']} moves, "
+        f"{classic['crowded_mistakes']} of them not the solver's choice"
+    )
