@@ -164,6 +164,9 @@ def test_goto_prompt_jumps_and_goes_back() -> None:
         assert_shows(app, 1223)
         await pilot.press("g", "-", "1", "enter")  # negative: from the end
         assert_shows(app, 2000)
+        await pilot.press("5", "0", "enter")  # a digit opens the prompt with it
+        assert on_viewer(app)
+        assert_shows(app, 50)
 
     drive(LONG, scenario)
 

@@ -17,9 +17,11 @@ from __future__ import annotations
 from typing import Any, ClassVar, Final
 
 import typer
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, ProgressBar, Static
@@ -57,14 +59,14 @@ INVALID_RED = "#c0392b"
 WIN_GOLD = TILE_BACKGROUNDS[2048]
 
 HELP_TEXT = """\
-[b]→ ←[/b]  or  [b]l h[/b]  one move forward / back
-[b]PgDn PgUp[/b]     ten moves forward / back
-[b]Home End[/b]      the opening / the last step
-[b]g[/b]             go to a move number (negative: from the end)
-[b]space[/b]         play / pause (stops at the end)
-[b]+ -[/b]           faster / slower
-[b]?[/b]             this help
-[b]q[/b]             quit
+[b]→ ← or l h[/b]     one move forward / back
+[b]PgDn PgUp[/b]      ten moves forward / back
+[b]Home End[/b]       the opening / the last step
+[b]g, or a digit[/b]  go to a move number (negative: from the end)
+[b]space[/b]          play / pause (stops at the end)
+[b]+ -[/b]            faster / slower
+[b]?[/b]              this help
+[b]q[/b]              quit
 
 Step k is the board after move k and its spawn, the
 outlined tile.  Nothing is written: a replay only reads.\
@@ -121,26 +123,60 @@ class GotoScreen(ModalScreen[int | None]):
     )
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, last: int, current: int) -> None:
+    def __init__(self, last: int, current: int, text: str = "") -> None:
         super().__init__()
         self.last = last
         self.current = current
+        #: Typed before the input exists; it starts with this text.
+        self.pending = text
 
     def compose(self) -> ComposeResult:
         """Title, the input and a line for errors."""
         with Vertical(id="goto"):
             yield Static("Go to move", classes="title")
             yield Input(
+                self.pending,
                 placeholder=f"0 – {self.last}  (now {self.current}; -1 = last)",
                 id="goto-input",
+                select_on_focus=False,  # a digit typed to open the prompt is kept, not replaced
             )
             yield Static("", id="goto-error", classes="body", markup=False)
             yield Static("[dim]enter: go · escape: cancel[/dim]", classes="body")
 
+    def type_text(self, text: str) -> None:
+        """Add keys typed elsewhere (before the prompt was up) to the number."""
+        try:
+            field = self.query_one(Input)
+        except NoMatches:
+            self.pending += text
+        else:
+            field.insert_text_at_cursor(text)
+
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        """Go if the number is a step of this replay, else say why and stay."""
+        """Enter in the input: try the number."""
         event.stop()
-        result = parse_step(event.value, self.last)
+        self._submit(event.value)
+
+    def on_key(self, event: events.Key) -> None:
+        """Keys that arrive before the input has the focus still count.
+
+        ``g948`` typed or pasted quickly reaches this screen while it is
+        still mounting; without this the digits would be lost and enter
+        would submit an empty prompt.
+        """
+        field = self.query_one(Input)
+        if field.has_focus:
+            return
+        if event.character is not None and event.character in "0123456789-,":
+            self.type_text(event.character)
+            event.stop()
+        elif event.key == "enter":
+            self._submit(field.value)
+            event.stop()
+
+    def _submit(self, text: str) -> None:
+        """Go if the text is a step of this replay, else say why and stay open."""
+        result = parse_step(text, self.last)
         if isinstance(result, str):
             self.query_one("#goto-error", Static).update(result)
             return
@@ -293,6 +329,8 @@ class ReplayScreen(Screen[None]):
         self.current: Step = timeline[0]
         self.speed_index = DEFAULT_SPEED
         self._autoplay: Timer | None = None
+        #: The "go to" prompt while it is open.
+        self._goto: GotoScreen | None = None
 
     # ------------------------------------------------------------------ layout
 
@@ -420,14 +458,30 @@ class ReplayScreen(Screen[None]):
         """The last valid step."""
         self.go_to(self.timeline.last)
 
-    def action_goto(self) -> None:
+    def action_goto(self, text: str = "") -> None:
         """Ask for a move number (autoplay pauses so the board holds still)."""
         self.stop_autoplay()
-        self.app.push_screen(GotoScreen(self.timeline.last, self.step), self._after_goto)
+        self._goto = GotoScreen(self.timeline.last, self.step, text)
+        self.app.push_screen(self._goto, self._after_goto)
 
     def _after_goto(self, number: int | None) -> None:
+        self._goto = None
         if number is not None:
             self.go_to(number)
+
+    def on_key(self, event: events.Key) -> None:
+        """A digit opens "go to" with it, so typing ``948`` and enter is enough.
+
+        Digits that still reach this screen while the prompt is mounting (a
+        fast ``g948``) go to the prompt rather than being lost.
+        """
+        if event.character is None or not event.character.isdigit():
+            return
+        event.stop()
+        if self._goto is None:
+            self.action_goto(event.character)
+        else:
+            self._goto.type_text(event.character)
 
     # ------------------------------------------------------------------ autoplay
 
