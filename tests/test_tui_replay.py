@@ -19,6 +19,7 @@ from textual.content import Content
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Input, ProgressBar, Static
+from textual.widgets._footer import FooterKey
 
 from twenty48_replay.record import Record
 from twenty48_replay.replay import verify
@@ -72,6 +73,11 @@ def text_of(screen: Screen[Any], selector: str) -> str:
 def on_viewer(app: ReplayApp) -> bool:
     """No dialog is open: the viewer has the keys."""
     return app.screen is app.replay_screen
+
+
+def footer_keys(app: ReplayApp) -> list[str]:
+    """The key descriptions the footer shows now."""
+    return [key.description for key in app.replay_screen.query(FooterKey)]
 
 
 def assert_shows(app: ReplayApp, number: int) -> None:
@@ -208,10 +214,13 @@ def test_parse_step() -> None:
 def test_space_plays_and_pauses() -> None:
     async def scenario(app: ReplayApp, pilot: Pilot[None]) -> None:
         screen = app.replay_screen
+        assert "Play" in footer_keys(app)
         await pilot.press("space")
         assert screen.playing
         assert "playing" in text_of(screen, "#play-state")
         await pilot.pause(0.5)
+        assert "Pause" in footer_keys(app)
+        assert "Play" not in footer_keys(app)
         await pilot.press("space")
         assert not screen.playing
         reached = app.step

@@ -14,6 +14,7 @@ came from.
 
 from __future__ import annotations
 
+from time import monotonic
 from typing import Any, ClassVar, Final
 
 import typer
@@ -49,6 +50,8 @@ SPEEDS: Final = (1, 2, 4, 8, 16, 32, 64)
 #: Index into SPEEDS at start: 8 moves/s follows the play and crosses a
 #: 2,000-move game in about four minutes.
 DEFAULT_SPEED: Final = 3
+#: Most redraws per second in autoplay; faster speeds advance several steps a frame.
+FRAME_RATE: Final = 30
 #: How far PgUp/PgDn jump.
 PAGE: Final = 10
 
@@ -199,12 +202,13 @@ class ReplayScreen(Screen[None]):
         Binding("left", "step(-1)", "Back", show=False),
         Binding("l", "step(1)", "Step", show=False),
         Binding("h", "step(-1)", "Back", show=False),
-        Binding("pagedown", "step(10)", "±10", key_display="PgUp/Dn"),
-        Binding("pageup", "step(-10)", "Back 10", show=False),
+        Binding("pagedown", f"step({PAGE})", f"±{PAGE}", key_display="PgUp/Dn"),
+        Binding("pageup", f"step(-{PAGE})", f"Back {PAGE}", show=False),
         Binding("home", "start", "Start", show=False),
         Binding("end", "end", "End", show=False),
         Binding("g", "goto", "Go to"),
         Binding("space", "toggle_play", "Play"),
+        Binding("space", "toggle_play('pause')", "Pause"),
         Binding("plus", "speed(1)", "Speed", key_display="+ -"),
         Binding("equals_sign", "speed(1)", "Faster", show=False),
         Binding("minus", "speed(-1)", "Slower", show=False),
@@ -329,6 +333,8 @@ class ReplayScreen(Screen[None]):
         self.current: Step = timeline[0]
         self.speed_index = DEFAULT_SPEED
         self._autoplay: Timer | None = None
+        #: When autoplay (re)started counting, and from which step.
+        self._play_origin = (monotonic(), 0)
         #: The "go to" prompt while it is open.
         self._goto: GotoScreen | None = None
 
@@ -357,8 +363,9 @@ class ReplayScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        """Open on the opening board."""
+        """Open on the opening board, paused."""
         self.go_to(0)
+        self._show_play_state()
 
     def title_text(self) -> str:
         """What is being replayed: label, seed, player, length of the record."""
@@ -393,7 +400,16 @@ class ReplayScreen(Screen[None]):
         return self._autoplay is not None
 
     def go_to(self, number: int) -> None:
-        """Show step ``number`` (clamped to the timeline), the one way the view changes."""
+        """Show step ``number`` (clamped to the timeline), the one way the view changes.
+
+        A running autoplay carries on from here: stepping or jumping while
+        it plays moves the point it counts from.
+        """
+        self._show(number)
+        self._play_origin = (monotonic(), self.step)
+
+    def _show(self, number: int) -> None:
+        """Draw step ``number`` (clamped) in every widget."""
         number = max(0, min(number, self.timeline.last))
         self.step = number
         self.current = step = self.timeline[number]
@@ -414,7 +430,6 @@ class ReplayScreen(Screen[None]):
             spawned.show_text(f"{step.spawn.value} at {cell_name(step.spawn.cell)}")
         self._show_markers()
         self.query_one(ProgressBar).update(progress=number)
-        self._show_play_state()
 
     def _show_markers(self) -> None:
         """Highlight the winning move and the end (game over, or why the replay stops)."""
@@ -437,8 +452,18 @@ class ReplayScreen(Screen[None]):
         for name in ("-invalid", "-over", "-end"):
             end.set_class(name == kind, name)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Of the two space bindings only the one that fits applies.
+
+        So the footer says Play while paused and Pause while playing.
+        """
+        if action == "toggle_play":
+            return self.playing == (parameters == ("pause",))
+        return True
+
     def _show_play_state(self) -> None:
         """Playing or paused, and the speed ``+``/``-`` would change."""
+        self.refresh_bindings()
         state = self.query_one("#play-state", Static)
         icon = "▶ playing" if self.playing else "‖ paused"
         state.update(f"{icon} · {self.speed} moves/s")
@@ -485,8 +510,11 @@ class ReplayScreen(Screen[None]):
 
     # ------------------------------------------------------------------ autoplay
 
-    def action_toggle_play(self) -> None:
-        """Start or stop autoplay; from the last step it starts over from the opening."""
+    def action_toggle_play(self, _which: str = "play") -> None:
+        """Start or stop autoplay; from the last step it starts over from the opening.
+
+        ``_which`` only tells the two space bindings apart (see check_action).
+        """
         if self.playing:
             self.stop_autoplay()
             return
@@ -498,7 +526,14 @@ class ReplayScreen(Screen[None]):
         self._show_play_state()
 
     def _start_timer(self) -> None:
-        self._autoplay = self.set_interval(1 / self.speed, self._autoplay_tick)
+        """Tick at the speed, at most FRAME_RATE times a second.
+
+        Faster speeds move several steps per tick: redrawing 64 times a
+        second would cost more than the eye can follow.
+        """
+        self._play_origin = (monotonic(), self.step)
+        interval = 1 / min(self.speed, FRAME_RATE)
+        self._autoplay = self.set_interval(interval, self._autoplay_tick)
 
     def stop_autoplay(self) -> None:
         """Stop autoplay if it runs (at the end, on space, under a dialog)."""
@@ -508,8 +543,15 @@ class ReplayScreen(Screen[None]):
         self._show_play_state()
 
     def _autoplay_tick(self) -> None:
-        """One move forward; the last step stops autoplay there."""
-        self.go_to(self.step + 1)
+        """Move to the step due by the clock; the last step stops autoplay there.
+
+        Counting from a start time rather than one step per tick keeps the
+        shown speed true when a busy machine delays or skips timer ticks.
+        """
+        since, origin = self._play_origin
+        due = origin + int((monotonic() - since) * self.speed)
+        if due > self.step:
+            self._show(due)
         if self.step >= self.timeline.last:
             self.stop_autoplay()
 
