@@ -62,7 +62,7 @@ def test_gif_frames_and_range(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     with Image.open(out) as image:
-        assert image.n_frames == 50
+        assert getattr(image, "n_frames", 1) == 50
         image.seek(5)
         assert image.info["duration"] == 50
 

@@ -71,7 +71,8 @@ def main() -> None:
             )
             wall = time.perf_counter() - start
             summary = re.search(r"(\d+) records: (\d+) valid", done.stderr)
-            assert summary and summary.group(1) == summary.group(2) == str(args.records)
+            assert summary is not None
+            assert summary.group(1) == summary.group(2) == str(args.records)
             print(
                 f"--jobs {jobs}: {wall:.2f} s wall, {args.records / wall:,.0f} records/s, "
                 f"{total_moves / wall:,.0f} moves/s ({total_moves / wall / jobs:,.0f} per core)"
