@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from twenty48_replay.errors import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, StoreError
-from twenty48_replay.sources import expand_paths, read_records
+from twenty48_replay.sources import expand_paths, read_raw
 
 from .common import DbOption, open_store
 from .output import emit, warn
@@ -150,15 +150,23 @@ def _export_records(
 
 
 def import_command(
-    files: Annotated[list[str], typer.Argument(help="Record files (.json, .jsonl, - for stdin).")],
+    files: Annotated[
+        list[str], typer.Argument(help="Record files (.json, .jsonl), directories, - for stdin.")
+    ],
     db: DbOption = None,
+    jobs: Annotated[
+        int | None,
+        typer.Option("--jobs", "-j", min=1, help="Verifying processes (default: all cores)."),
+    ] = None,
 ) -> None:
     """Verify records and store each valid one as a game (one transaction per record)."""
+    from twenty48_replay.batch import verify_records
     from twenty48_replay.store import ImportRejectedError
 
     counts = {"imported": 0, "duplicate": 0, "invalid": 0, "unreadable": 0}
+    raws = (raw for path in expand_paths(files) for raw in read_raw(path))
     with open_store(db) as store:
-        for item in (item for path in expand_paths(files) for item in read_records(path)):
+        for item, result in verify_records(raws, jobs):
             where = item.source if item.index in (1, None) else f"{item.source}:{item.index}"
             if item.record is None:
                 assert item.error is not None
@@ -166,7 +174,7 @@ def import_command(
                 warn(f"{item.error.message} (unreadable, not imported)")
                 continue
             try:
-                outcome = store.import_record(item.record)
+                outcome = store.import_record(item.record, result)
             except ImportRejectedError as exc:
                 counts["invalid"] += 1
                 warn(f"{where}: INVALID, not imported: {exc.reason}")

@@ -13,18 +13,19 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from multiprocessing.pool import AsyncResult
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
-from twenty48_replay.replay import verify
-from twenty48_replay.sources import RawRecord
+from twenty48_replay.replay import VerifyResult, verify
+from twenty48_replay.sources import RawRecord, SourcedRecord
 
 CHUNK_RECORDS: Final = 200
 CHUNK_BYTES: Final = 2 * 1024 * 1024
 WINDOW_PER_JOB: Final = 3
 
 Result = dict[str, Any]
+T = TypeVar("T")
 
 
 def default_jobs() -> int:
@@ -49,8 +50,18 @@ def verify_raw(raw: RawRecord) -> Result:
     return {"file": item.source, "index": item.index, **verify(item.record).to_json()}
 
 
+def verified(raw: RawRecord) -> tuple[SourcedRecord, VerifyResult | None]:
+    """Parse and verify one raw record, keeping the objects (for imports)."""
+    item = raw.parse()
+    return item, None if item.record is None else verify(item.record)
+
+
 def _verify_chunk(chunk: list[RawRecord]) -> list[Result]:
     return [verify_raw(raw) for raw in chunk]
+
+
+def _verified_chunk(chunk: list[RawRecord]) -> list[tuple[SourcedRecord, VerifyResult | None]]:
+    return [verified(raw) for raw in chunk]
 
 
 def _chunks(raws: Iterable[RawRecord]) -> Iterator[list[RawRecord]]:
@@ -71,8 +82,14 @@ def _context() -> Any:
     return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
 
-def verify_many(raws: Iterable[RawRecord], jobs: int | None = None) -> Iterator[Result]:
-    """Results for every raw record, in input order, using ``jobs`` processes."""
+def map_chunks(
+    work: Callable[[list[RawRecord]], list[T]], raws: Iterable[RawRecord], jobs: int | None = None
+) -> Iterator[T]:
+    """``work`` applied to chunks of raw records in ``jobs`` processes, results in input order.
+
+    At most a few chunks per worker are in flight, so memory stays flat
+    however long the input; one or two chunks are done in-process.
+    """
     jobs = default_jobs() if jobs is None else max(1, jobs)
     chunks = _chunks(raws)
     first = next(chunks, None)
@@ -80,21 +97,33 @@ def verify_many(raws: Iterable[RawRecord], jobs: int | None = None) -> Iterator[
         return
     second = next(chunks, None)
     if jobs == 1 or second is None:
-        yield from _verify_chunk(first)
+        yield from work(first)
         if second is not None:
-            yield from _verify_chunk(second)
+            yield from work(second)
             for chunk in chunks:
-                yield from _verify_chunk(chunk)
+                yield from work(chunk)
         return
     with _context().Pool(jobs) as pool:
-        pending: deque[AsyncResult[list[Result]]] = deque()
+        pending: deque[AsyncResult[list[T]]] = deque()
         window = WINDOW_PER_JOB * jobs
         for chunk in _prepend(first, second, chunks):
-            pending.append(pool.apply_async(_verify_chunk, (chunk,)))
+            pending.append(pool.apply_async(work, (chunk,)))
             while len(pending) > window:
                 yield from pending.popleft().get()
         while pending:
             yield from pending.popleft().get()
+
+
+def verify_many(raws: Iterable[RawRecord], jobs: int | None = None) -> Iterator[Result]:
+    """``--json`` results for every raw record, in input order, using ``jobs`` processes."""
+    return map_chunks(_verify_chunk, raws, jobs)
+
+
+def verify_records(
+    raws: Iterable[RawRecord], jobs: int | None = None
+) -> Iterator[tuple[SourcedRecord, VerifyResult | None]]:
+    """Parsed records with their verification, in input order (what ``import`` needs)."""
+    return map_chunks(_verified_chunk, raws, jobs)
 
 
 def _prepend(

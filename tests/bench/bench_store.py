@@ -13,6 +13,7 @@ way in, one transaction per record.
 from __future__ import annotations
 
 import argparse
+import random
 import sqlite3
 import statistics
 import subprocess
@@ -23,6 +24,8 @@ from pathlib import Path
 
 from twenty48_replay import Direction, GameState, Record, verify
 from twenty48_replay.store import Store
+
+DATA = Path(__file__).resolve().parents[1] / "data"
 
 
 def simple_game(seed: str) -> Record:
@@ -50,12 +53,25 @@ def moves_table_bytes(path: Path) -> int | None:
         connection.close()
 
 
+def prefixes(count: int) -> list[Record]:
+    """Distinct real records of mixed length: random prefixes of the long games in tests/data."""
+    bases = [Record.from_json(p.read_text()) for p in sorted(DATA.glob("*.json"))]
+    chooser = random.Random(3)
+    out = []
+    for _ in range(count):
+        base = chooser.choice(bases)
+        moves = base.moves[: chooser.randint(len(base.moves) // 4, len(base.moves))]
+        out.append(Record(base.seed, moves, verify(Record(base.seed, moves, 0)).score))
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--long", type=Path, help="a long record for open/resume timing")
-    parser.add_argument("--games", type=int, default=300)
+    parser.add_argument("--games", type=int, default=300, help="short games (a simple player)")
+    parser.add_argument("--prefixes", type=int, default=300, help="prefixes of long games")
     args = parser.parse_args()
-    records = [simple_game(f"store-bench-{i}") for i in range(args.games)]
+    records = [simple_game(f"store-bench-{i}") for i in range(args.games)] + prefixes(args.prefixes)
     long_record = None
     if args.long:
         long_record = Record.from_json(args.long.read_text(encoding="utf-8"))
@@ -95,7 +111,7 @@ def main() -> None:
             [str(exe), "export", "--all", "--db", str(cli_db)], check=True, capture_output=True
         ).stdout
         export_seconds = time.perf_counter() - start
-        assert out.count(b"\n") == len(records)
+        assert out.count(b"\n") == len({(r.seed, r.moves) for r in records})
         print(
             f"export, `twenty48 export --all` wall time: {export_seconds:.2f} s, "
             f"{total / export_seconds:,.0f} moves/s"

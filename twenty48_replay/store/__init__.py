@@ -20,7 +20,7 @@ from twenty48_replay.board import Direction
 from twenty48_replay.errors import RecordError, StoreError
 from twenty48_replay.game import GameState, Spawn
 from twenty48_replay.record import Record
-from twenty48_replay.replay import final_state, verify
+from twenty48_replay.replay import VerifyResult, final_state, verify
 from twenty48_replay.store import connection as conn
 from twenty48_replay.store import dialects, recorder, repository
 from twenty48_replay.store.repository import GameFilter, GameInfo, Stats
@@ -258,14 +258,16 @@ class Store:
         for game_id in ids:
             yield self.export_record(game_id)
 
-    def import_record(self, record: Record) -> ImportOutcome:
+    def import_record(self, record: Record, result: VerifyResult | None = None) -> ImportOutcome:
         """Verify a record and store it as a new game, in one transaction.
 
-        An invalid record raises :class:`ImportRejectedError` and nothing is
-        written; an exact duplicate
+        ``result`` is the record's verification if the caller already has it
+        (batch imports verify in worker processes).  An invalid record raises
+        :class:`ImportRejectedError` and nothing is written; an exact duplicate
         (same seed and moves) is skipped and its existing id returned.
         """
-        result = verify(record)
+        if result is None:
+            result = verify(record)
         if not result.valid:
             raise ImportRejectedError("; ".join(result.reasons))
         state = GameState(record.seed, result.board, result.score, result.moves)
