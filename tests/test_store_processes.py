@@ -163,3 +163,57 @@ def test_second_cli_play_on_the_same_game_gets_the_conflict(tmp_path: Path) -> N
     with Store(str(db)) as store:
         assert store.check().healthy
         assert store.game(1).move_count == len(log)
+
+
+def test_import_is_atomic_per_record_under_sigkill(tmp_path: Path) -> None:
+    seed, intended = long_game()
+    chooser = random.Random(11)
+    records = {}
+    for length in sorted(chooser.sample(range(200, 2001), 400)):
+        moves = intended[:length]
+        records[moves] = Record(seed, moves, verify(Record(seed, moves, 0)).score)
+    batch = tmp_path / "batch.jsonl"
+    batch.write_text("".join(r.to_json() + "\n" for r in records.values()))
+    db = tmp_path / "import.sqlite3"
+    kills = 0
+    partial_counts = set()
+    for _round in range(100):
+        process = subprocess.Popen(
+            [str(TWENTY48), "import", "--db", str(db), "--jobs", "1", str(batch)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        if kills < 20:
+            time.sleep(chooser.uniform(0.3, 0.9))
+            process.send_signal(signal.SIGKILL)
+            kills += 1
+        _, stderr = process.communicate(timeout=300)
+        assert b"Traceback" not in stderr
+        if not db.exists():
+            continue
+        connection = sqlite3.connect(db)
+        try:
+            games = connection.execute("SELECT id, move_count FROM games").fetchall()
+        except sqlite3.OperationalError:  # killed before the schema was committed
+            connection.close()
+            continue
+        for game_id, move_count in games:
+            rows = connection.execute(
+                "SELECT direction FROM moves WHERE game_id = ? ORDER BY seq", (game_id,)
+            ).fetchall()
+            moves = "".join(r[0] for r in rows)
+            assert len(moves) == move_count
+            assert moves in records  # a whole record, never a part of one
+        connection.close()
+        if 0 < len(games) < len(records):
+            partial_counts.add(len(games))
+        assert integrity_ok(db)
+        if process.returncode == 0 and kills >= 20:
+            break
+    assert kills == 20
+    assert len(partial_counts) >= 5  # the kills really landed in the middle of imports
+    with Store(str(db)) as store:
+        stored = {store.moves(g.id) for g in store.list_games(limit=None)}
+        assert stored == set(records)
+        assert len(store.list_games(limit=None)) == len(records)
+        assert store.check().healthy
