@@ -86,3 +86,22 @@ def test_locked_database_is_a_clear_error(tmp_path: Path) -> None:
             locker.close()
         assert store.moves(session.id) == ""
         assert session.state.moves == 0
+
+
+def test_untrusted_files_with_extra_schema_objects_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "evil.sqlite3"
+    with Store(str(path)) as store:
+        store.new_game("evil")
+    connection = sqlite3.connect(path)
+    connection.execute("CREATE TRIGGER steal AFTER INSERT ON moves BEGIN DELETE FROM games; END")
+    connection.commit()
+    connection.close()
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match="trigger steal"):
+        Store(str(path))
+    assert path.read_bytes() == before
+
+
+def test_connections_run_with_trusted_schema_off(tmp_path: Path) -> None:
+    with Store(str(tmp_path / "t.sqlite3")) as store, store.reading() as connection:
+        assert connection.exec_driver_sql("PRAGMA trusted_schema").scalar() == 0

@@ -105,6 +105,7 @@ def open_engine(target: str | None) -> tuple[Engine, str]:
 
 
 def _ensure_schema(engine: Engine, shown: str) -> None:
+    ours = {t.name for t in metadata.sorted_tables}
     with engine.connect() as reader:
         reader = reader.execution_options(**dialects.read_options(engine.dialect.name))
         names = set(inspect(reader).get_table_names())
@@ -113,6 +114,7 @@ def _ensure_schema(engine: Engine, shown: str) -> None:
             if meta.name in names
             else {}
         )
+        foreign = dialects.foreign_objects(reader, ours) if names else []
     if not names:
         dialects.prepare_new_database(engine)
         with engine.begin() as connection:
@@ -139,9 +141,14 @@ def _ensure_schema(engine: Engine, shown: str) -> None:
             f"{shown}: database schema version {version} is newer than this program "
             f"supports ({SCHEMA_VERSION}); upgrade twenty48-replay"
         )
-    missing = {t.name for t in metadata.sorted_tables} - names
+    missing = ours - names
     if missing:
         raise StoreError(f"{shown}: damaged twenty48 database, missing {sorted(missing)}")
+    if foreign:
+        raise StoreError(
+            f"{shown}: not a twenty48-replay database as created by this program "
+            f"(it also has {', '.join(foreign[:3])}); refusing to open it"
+        )
 
 
 @contextmanager

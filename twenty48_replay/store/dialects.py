@@ -123,6 +123,31 @@ def install_triggers(connection: Connection) -> None:
         connection.exec_driver_sql(statement)
 
 
+_SQLITE_TRIGGER_NAMES: Final = frozenset({"moves_no_update", "moves_no_delete", "moves_next_seq"})
+
+
+def foreign_objects(connection: Connection, tables: set[str]) -> list[str]:
+    """Schema objects that our schema does not create (an untrusted file's additions).
+
+    Triggers and views run code when the store touches the file, so a file
+    carrying any we did not make is not ours.  (SQLite only; a PostgreSQL
+    database is administered, not handed around as a file.)
+    """
+    if connection.dialect.name != "sqlite":
+        return []
+    rows = connection.exec_driver_sql(
+        "SELECT type, name, tbl_name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"
+    ).fetchall()
+    found = []
+    for kind, name, table in rows:
+        if kind == "trigger" and name in _SQLITE_TRIGGER_NAMES:
+            continue
+        if kind in ("table", "index") and table in tables:
+            continue
+        found.append(f"{kind} {name}")
+    return found
+
+
 def integrity_check(connection: Connection) -> list[str]:
     """The database's own consistency check; an empty list means healthy."""
     if connection.dialect.name == "sqlite":
