@@ -74,14 +74,19 @@ def replay(record: Record) -> Iterator[Step]:
     score = 0
     for raw in engine.steps(record.seed, record.moves):
         score += raw.gained
-        yield Step(
-            raw.number,
-            Direction(raw.letter),
-            Board(raw.state & rows.BOARD_MASK),
-            score,
-            raw.gained,
-            Spawn(raw.cell, 4 if raw.four else 2),
-        )
+        yield step_of(raw, score)
+
+
+def step_of(raw: engine.StepData, score: int) -> Step:
+    """A :class:`Step` from the engine's raw step and the score after it."""
+    return Step(
+        raw.number,
+        Direction(raw.letter),
+        Board(raw.state & rows.BOARD_MASK),
+        score,
+        raw.gained,
+        Spawn(raw.cell, 4 if raw.four else 2),
+    )
 
 
 def final_state(record: Record) -> tuple[GameState, NullMoveError | None]:

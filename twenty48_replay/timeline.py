@@ -13,11 +13,11 @@ from collections.abc import Iterator
 from typing import Final
 
 from twenty48_replay import engine, rows
-from twenty48_replay.board import Board, Direction
+from twenty48_replay.board import Board
 from twenty48_replay.errors import NullMoveError
-from twenty48_replay.game import Spawn, opening
+from twenty48_replay.game import opening
 from twenty48_replay.record import Record
-from twenty48_replay.replay import Step
+from twenty48_replay.replay import Step, replay, step_of
 
 CHECKPOINT_EVERY: Final = 64
 
@@ -76,29 +76,11 @@ class Timeline:
             score += raw.gained
         assert raw is not None
         assert raw.number == number
-        return Step(
-            number,
-            Direction(raw.letter),
-            Board(raw.state & rows.BOARD_MASK),
-            score,
-            raw.gained,
-            Spawn(raw.cell, 4 if raw.four else 2),
-        )
+        return step_of(raw, score)
 
     def __iter__(self) -> Iterator[Step]:
         """Every step in order (one pass, not one jump per step)."""
-        yield self._opening
-        score = 0
-        for raw in engine.steps(self.record.seed, self.record.moves[: self.last]):
-            score += raw.gained
-            yield Step(
-                raw.number,
-                Direction(raw.letter),
-                Board(raw.state & rows.BOARD_MASK),
-                score,
-                raw.gained,
-                Spawn(raw.cell, 4 if raw.four else 2),
-            )
+        return replay(Record(self.record.seed, self.record.moves[: self.last], 0))
 
     @property
     def winning_step(self) -> int | None:

@@ -13,29 +13,18 @@ from textual.content import Content
 from textual.widgets import Static
 
 from twenty48_replay.board import Board
+from twenty48_replay.pictures import style
 
-#: The original's tile backgrounds; tiles above 2048 share one dark colour.
-TILE_BACKGROUNDS: dict[int, str] = {
-    2: "#eee4da",
-    4: "#ede0c8",
-    8: "#f2b179",
-    16: "#f59563",
-    32: "#f67c5f",
-    64: "#f65e3b",
-    128: "#edcf72",
-    256: "#edcc61",
-    512: "#edc850",
-    1024: "#edc53f",
-    2048: "#edc22e",
-}
-BIG_TILE_BACKGROUND = "#3c3a32"
-DARK_TEXT = "#776e65"
-LIGHT_TEXT = "#f9f6f2"
-BOARD_BACKGROUND = "#bbada0"
-EMPTY_CELL = "#cdc1b4"
-PAGE_BACKGROUND = "#faf8ef"
+# The original's palette, from the one definition the pictures use too.
+TILE_BACKGROUNDS = style.TILE_BACKGROUNDS  # tiles above 2048 share one dark colour
+BIG_TILE_BACKGROUND = style.SUPER_TILE
+DARK_TEXT = style.DARK_TEXT
+LIGHT_TEXT = style.LIGHT_TEXT
+BOARD_BACKGROUND = style.BOARD
+EMPTY_CELL = style.EMPTY
+PAGE_BACKGROUND = style.PAGE
 #: The original's button colour (New Game), used for the key bar.
-BUTTON = "#8f7a66"
+BUTTON = style.ACCENT
 
 
 def tile_class(value: int) -> str:
