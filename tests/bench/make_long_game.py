@@ -1,0 +1,137 @@
+"""Find a very long valid game (a test fixture), by a search that knows the spawns.
+
+Usage: python tests/bench/make_long_game.py SEED MOVES OUT.json [--depth 4]
+
+Benchmarks need a real 20,000-move record (opening, replaying and jumping in
+long games), and a game that long must build a 32768 tile.  The product's
+solver plays fair (it never sees the seed); this generator does not have to:
+knowing every future spawn, it runs a plain depth-limited max search over
+exact positions, scored by the nneonneo-style row heuristic, which makes
+long games cheap to find.  The result is an ordinary record that verifies
+like any other.  Nothing in the product imports this.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from functools import cache
+from itertools import pairwise
+from pathlib import Path
+
+from twenty48_replay import Record, rows, verify
+from twenty48_replay.engine import opening_state
+from twenty48_replay.game import rng_for
+
+
+@cache
+def row_value(key: int) -> float:
+    """nneonneo/2048-ai's published row heuristic, on one 20-bit row key."""
+    ranks = rows.unpack_row(key)
+    total = sum(r**3.5 for r in ranks)
+    empty = sum(1 for r in ranks if r == 0)
+    merges = 0
+    prev = counter = 0
+    for r in ranks:
+        if r == 0:
+            continue
+        if prev == r:
+            counter += 1
+        elif counter > 0:
+            merges += 1 + counter
+            counter = 0
+        prev = r
+    if counter > 0:
+        merges += 1 + counter
+    left = right = 0.0
+    for a, b in pairwise(ranks):
+        if a > b:
+            left += a**4 - b**4
+        else:
+            right += b**4 - a**4
+    return float(200000 + 270 * empty + 700 * merges - 47 * min(left, right) - 11 * total)
+
+
+def value(state: int) -> float:
+    v = 0.0
+    for half in (state, state >> 80):
+        for line in range(4):
+            v += row_value((half >> (20 * line)) & rows.ROW_MASK)
+    return v
+
+
+def beam_search(seed: str, moves: int, width: int) -> str:
+    """The best line of ``moves`` moves found by a beam of ``width`` exact positions.
+
+    Every position of a layer is extended by each valid direction (its spawn
+    is known: spawn k = n + 2 depends only on the move number and the board),
+    the children are deduplicated and the ``width`` best by heuristic kept.
+    Dead ends simply drop out of the beam, so the line found survives as long
+    as any position of the beam does.
+    """
+    rng = rng_for(seed)
+    layer: list[tuple[float, int, int]] = [(0.0, opening_state(seed), -1)]
+    history: list[list[tuple[int, int]]] = []  # per layer: (parent index, direction code)
+    start = time.perf_counter()
+    for n in range(moves):
+        selector, four = rng.draw(n + 2)
+        spawn_add = rows.SPAWN_ADD[2 if four else 1]
+        children: dict[int, tuple[float, int, int]] = {}
+        for index, (_, state, _) in enumerate(layer):
+            for code in (rows.UP, rows.DOWN, rows.LEFT, rows.RIGHT):
+                moved = rows.move_state(state, code)
+                if not (moved ^ state) & rows.BOARD_MASK:
+                    continue
+                empties = rows.empties_of_mask(moved >> rows.EMPTY_SHIFT & rows.EMPTY_MASK)
+                child = (moved & rows.STATE_MASK) + spawn_add[empties[selector % len(empties)]]
+                if child not in children:
+                    children[child] = (value(child), index, code)
+        if not children:
+            break
+        best = sorted(children.items(), key=lambda kv: -kv[1][0])[:width]
+        history.append([(index, code) for _, (_, index, code) in best])
+        layer = [(v, child, index) for child, (v, index, _) in best]
+        if (n + 1) % 1000 == 0:
+            print(f"{n + 1} moves, {time.perf_counter() - start:.0f} s", file=sys.stderr)
+    letters = []
+    position = 0  # the best position of the last layer
+    for entries in reversed(history):
+        parent, code = entries[position]
+        letters.append("UDLR"[code])
+        position = parent
+    return "".join(reversed(letters))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("seed")
+    parser.add_argument("moves", type=int)
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--width", type=int, default=40)
+    args = parser.parse_args()
+    start = time.perf_counter()
+    moves = beam_search(args.seed, args.moves, args.width)
+    result = verify(Record(args.seed, moves, 0))
+    record = Record(
+        args.seed,
+        moves,
+        result.score,
+        max_tile=result.max_tile,
+        extra={
+            "player": "fixture search (knows the spawns)",
+            "notes": "tests/bench/make_long_game.py",
+        },
+    )
+    assert verify(record).valid
+    args.out.write_text(record.to_json() + "\n")
+    print(
+        f"{len(moves)} moves, score {result.score}, max tile {result.max_tile}, over "
+        f"{result.over}, {time.perf_counter() - start:.0f} s",
+        file=sys.stderr,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
