@@ -165,7 +165,7 @@ def import_command(
 
     counts = {"imported": 0, "duplicate": 0, "invalid": 0, "unreadable": 0}
     raws = (raw for path in expand_paths(files) for raw in read_raw(path))
-    with open_store(db) as store:
+    with open_store(db) as store, store.batch():
         for item, result in verify_records(raws, jobs):
             where = item.source if item.index in (1, None) else f"{item.source}:{item.index}"
             if item.record is None:

@@ -166,10 +166,11 @@ def test_second_cli_play_on_the_same_game_gets_the_conflict(tmp_path: Path) -> N
 
 
 def test_import_is_atomic_per_record_under_sigkill(tmp_path: Path) -> None:
-    seed, intended = long_game()
+    longest = Record.from_json((ROOT / "tests" / "data" / "long-20000.json").read_text())
+    seed, intended = longest.seed, longest.moves
     chooser = random.Random(11)
     records = {}
-    for length in sorted(chooser.sample(range(200, 2001), 400)):
+    for length in sorted(chooser.sample(range(50, 3001), 600)):
         moves = intended[:length]
         records[moves] = Record(seed, moves, verify(Record(seed, moves, 0)).score)
     batch = tmp_path / "batch.jsonl"
@@ -184,7 +185,7 @@ def test_import_is_atomic_per_record_under_sigkill(tmp_path: Path) -> None:
             stderr=subprocess.PIPE,
         )
         if kills < 20:
-            time.sleep(chooser.uniform(0.3, 0.9))
+            time.sleep(chooser.uniform(0.4, 2.5))
             process.send_signal(signal.SIGKILL)
             kills += 1
         _, stderr = process.communicate(timeout=300)
@@ -211,7 +212,7 @@ def test_import_is_atomic_per_record_under_sigkill(tmp_path: Path) -> None:
         if process.returncode == 0 and kills >= 20:
             break
     assert kills == 20
-    assert len(partial_counts) >= 5  # the kills really landed in the middle of imports
+    assert len(partial_counts) >= 3, partial_counts  # kills landed in the middle of imports
     with Store(str(db)) as store:
         stored = {store.moves(g.id) for g in store.list_games(limit=None)}
         assert stored == set(records)

@@ -21,7 +21,7 @@ from twenty48_replay.replay import VerifyResult, verify
 from twenty48_replay.sources import RawRecord, SourcedRecord
 
 CHUNK_RECORDS: Final = 200
-CHUNK_BYTES: Final = 2 * 1024 * 1024
+CHUNK_BYTES: Final = 256 * 1024  # ~250,000 moves: a chunk is a fraction of a second
 WINDOW_PER_JOB: Final = 3
 
 Result = dict[str, Any]

@@ -152,11 +152,20 @@ def _ensure_schema(engine: Engine, shown: str) -> None:
 
 
 @contextmanager
-def transaction(engine: Engine, shown: str) -> Iterator[Connection]:
-    """One transaction; driver errors leave as :class:`StoreError`."""
+def transaction(engine: Engine, shown: str, *, deferred_sync: bool = False) -> Iterator[Connection]:
+    """One write transaction; driver errors leave as :class:`StoreError`.
+
+    ``deferred_sync``: the commit does not wait for the disk (still atomic;
+    see :meth:`Store.batch`).
+    """
     try:
-        with engine.begin() as connection:
-            yield connection
+        with engine.connect() as connection:
+            if deferred_sync:
+                connection = connection.execution_options(**{dialects.DEFERRED_SYNC_OPTION: True})
+            with connection.begin():
+                if deferred_sync:
+                    dialects.defer_sync(connection)
+                yield connection
     except SQLAlchemyError as exc:
         raise driver_error(exc, shown) from None
 

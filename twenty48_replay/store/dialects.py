@@ -23,6 +23,8 @@ SEQUENCE_MESSAGE: Final = "twenty48: move out of sequence"
 BUSY_TIMEOUT_MS: Final = 5000
 #: Execution option marking a connection that only reads (no write lock up front).
 READ_ONLY_OPTION: Final = "twenty48_read_only"
+#: Execution option of a write whose commit need not wait for the disk (batch imports).
+DEFERRED_SYNC_OPTION: Final = "twenty48_deferred_sync"
 
 _SQLITE_TRIGGERS: Final = (
     f"""CREATE TRIGGER IF NOT EXISTS moves_no_update BEFORE UPDATE ON moves
@@ -106,8 +108,15 @@ def prepare_new_database(engine: Engine) -> None:
 
 
 def _sqlite_begin(connection: Connection) -> None:
-    reader = connection.get_execution_options().get(READ_ONLY_OPTION, False)
-    connection.exec_driver_sql("BEGIN" if reader else "BEGIN IMMEDIATE")
+    options = connection.get_execution_options()
+    if options.get(READ_ONLY_OPTION, False):
+        connection.exec_driver_sql("BEGIN")
+        return
+    # Every write transaction states its sync mode, so a batch's relaxed
+    # setting never leaks into a later move on the same pooled connection.
+    deferred = options.get(DEFERRED_SYNC_OPTION, False)
+    connection.exec_driver_sql(f"PRAGMA synchronous = {'NORMAL' if deferred else 'FULL'}")
+    connection.exec_driver_sql("BEGIN IMMEDIATE")
 
 
 def install_triggers(connection: Connection) -> None:
@@ -146,6 +155,36 @@ def foreign_objects(connection: Connection, tables: set[str]) -> list[str]:
             continue
         found.append(f"{kind} {name}")
     return found
+
+
+def defer_sync(connection: Connection) -> None:
+    """Inside a transaction: let its commit skip waiting for the disk (still atomic).
+
+    SQLite gets the same through :data:`DEFERRED_SYNC_OPTION` when the
+    transaction begins (its ``synchronous`` setting cannot change inside one).
+    """
+    if connection.dialect.name == "postgresql":
+        connection.exec_driver_sql("SET LOCAL synchronous_commit = off")
+
+
+def sync_now(engine: Engine) -> None:
+    """Force every commit so far to disk.
+
+    SQLite: a full checkpoint, which syncs the write-ahead log, copies it
+    into the database file and syncs that.  PostgreSQL: one synchronous
+    commit that writes, which flushes the log up to it, earlier
+    asynchronous commits included.
+    """
+    if engine.dialect.name == "sqlite":
+        raw = engine.raw_connection()
+        try:
+            raw.driver_connection.execute("PRAGMA wal_checkpoint(FULL)")  # type: ignore[union-attr]
+        finally:
+            raw.close()
+    elif engine.dialect.name == "postgresql":
+        with engine.begin() as connection:
+            connection.exec_driver_sql("SET LOCAL synchronous_commit = on")
+            connection.exec_driver_sql("SELECT txid_current()")  # writes, so the commit flushes
 
 
 def integrity_check(connection: Connection) -> list[str]:
