@@ -20,6 +20,20 @@ from twenty48_replay.rng import SpawnRng, new_seed
 
 __version__ = "0.1.0"
 
+
+def __getattr__(name: str) -> object:
+    """``best_move`` and ``play_game`` load the solver (and NumPy) on first use only.
+
+    They are not in ``__all__``, so ``from twenty48_replay import *`` and the
+    verify path never pull NumPy in.
+    """
+    if name in ("best_move", "play_game"):
+        from twenty48_replay import solver
+
+        return getattr(solver, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
     "Board",
     "Direction",
