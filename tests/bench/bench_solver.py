@@ -57,13 +57,14 @@ def play_one(job: tuple[str, int | None, int | None]) -> GameResult:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--games", type=int, default=20, help="play bench-1 .. bench-N")
+    parser.add_argument("--first", type=int, default=1, help="start at bench-FIRST (resume a run)")
     parser.add_argument("--target", type=int, default=16384, help="stop a game at this tile")
     parser.add_argument("--workers", type=int, default=2, help="parallel games")
     parser.add_argument("--max-nodes", type=int, default=None, help="solver node budget")
     args = parser.parse_args(argv)
 
     print(f"python {sys.version.split()[0]} on {os.cpu_count()} cores, {args.workers} workers")
-    jobs = [(f"bench-{i}", args.target, args.max_nodes) for i in range(1, args.games + 1)]
+    jobs = [(f"bench-{i}", args.target, args.max_nodes) for i in range(args.first, args.games + 1)]
     header = f"{'seed':<10} {'score':>8} {'max tile':>8} {'moves':>6} {'seconds':>8} {'moves/s':>8}"
     print(header)
     print("-" * len(header), flush=True)
