@@ -49,7 +49,6 @@ _TABLES: Final[
 }
 _SPAWN_BY_FOUR: Final = (rows.SPAWN_ADD[1], rows.SPAWN_ADD[2])
 _COUNTER: Final = Struct(">Q")
-_DRAW: Final = Struct(">QQ")
 _M: Final = rows.ROW_MASK
 _BOARD: Final = rows.BOARD_MASK
 _STATE: Final = rows.STATE_MASK
@@ -90,7 +89,7 @@ def run(seed: str, moves: str, state: int | None = None, start: int = 0) -> Outc
     inner_copy = rng._inner.copy
     outer_copy = rng._outer.copy
     pack = _COUNTER.pack
-    unpack = _DRAW.unpack_from
+    from_bytes = int.from_bytes
     empties_cache = rows._EMPTIES_CACHE
     tables = _TABLES
     twos, fours = _SPAWN_BY_FOUR
@@ -122,9 +121,14 @@ def run(seed: str, moves: str, state: int | None = None, start: int = 0) -> Outc
         inner.update(pack(n + 1))
         outer = outer_copy()
         outer.update(inner.digest())
-        selector, value_draw = unpack(outer.digest())
-        cell = empties[selector % len(empties)]
-        state = (r & _STATE) + (fours[cell] if value_draw % 10 == 0 else twos[cell])
+        # int.from_bytes on bytes slices: no tuple per move, so nothing the
+        # cyclic garbage collector tracks is allocated in this loop.
+        digest = outer.digest()
+        cell = empties[from_bytes(digest[:8], "big") % len(empties)]
+        if from_bytes(digest[8:16], "big") % 10:
+            state = (r & _STATE) + twos[cell]
+        else:
+            state = (r & _STATE) + fours[cell]
     return Outcome(state, score, n, None)
 
 
