@@ -47,6 +47,13 @@ _TABLES: Final[
     letter: (*rows.MOVE_TABLES[code], _VERTICAL[letter])  # type: ignore[misc]
     for letter, code in (("U", rows.UP), ("D", rows.DOWN), ("L", rows.LEFT), ("R", rows.RIGHT))
 }
+#: The same tables indexed by the letter's byte, with the shift that selects
+#: the half of the state whose rows the direction moves (0: b, 80: t).
+_BYTE_TABLES: Final[
+    list[tuple[dict[int, int], dict[int, int], dict[int, int], dict[int, int], int] | None]
+] = [None] * 128
+for _letter, (_t0, _t1, _t2, _t3, _vertical) in _TABLES.items():
+    _BYTE_TABLES[ord(_letter)] = (_t0, _t1, _t2, _t3, 80 if _vertical else 0)
 _SPAWN_BY_FOUR: Final = (rows.SPAWN_ADD[1], rows.SPAWN_ADD[2])
 _COUNTER: Final = Struct(">Q")
 _M: Final = rows.ROW_MASK
@@ -91,15 +98,15 @@ def run(seed: str, moves: str, state: int | None = None, start: int = 0) -> Outc
     pack = _COUNTER.pack
     from_bytes = int.from_bytes
     empties_cache = rows._EMPTIES_CACHE
-    tables = _TABLES
+    tables = _BYTE_TABLES
     twos, fours = _SPAWN_BY_FOUR
     if state is None:
         state = opening_state(seed)
     score = 0
     n = start
-    for letter in moves:
-        t0, t1, t2, t3, vertical = tables[letter]
-        src = state >> 80 if vertical else state
+    for code in moves.encode("ascii"):
+        t0, t1, t2, t3, shift = tables[code]  # type: ignore[misc]  # letters checked by the reader
+        src = state >> shift
         try:
             r = (
                 t0[src & 0xFFFFF]
@@ -108,7 +115,7 @@ def run(seed: str, moves: str, state: int | None = None, start: int = 0) -> Outc
                 + t3[src >> 60 & 0xFFFFF]
             )
         except KeyError:
-            r = _moved(state, letter)
+            r = _moved(state, chr(code))
         if not (r ^ state) & 0xFFFFFFFFFFFFFFFFFFFF:
             return Outcome(state, score, n, n + 1)
         n += 1
