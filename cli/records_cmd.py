@@ -156,7 +156,9 @@ def import_command(
     db: DbOption = None,
     jobs: Annotated[
         int | None,
-        typer.Option("--jobs", "-j", min=1, help="Verifying processes (default: all cores)."),
+        typer.Option(
+            "--jobs", "-j", min=1, help="Verifying processes (default: all cores but one)."
+        ),
     ] = None,
 ) -> None:
     """Verify records and store each valid one as a game (one transaction per record)."""

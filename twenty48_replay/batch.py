@@ -21,7 +21,7 @@ from twenty48_replay.replay import VerifyResult, verify
 from twenty48_replay.sources import RawRecord, SourcedRecord
 
 CHUNK_RECORDS: Final = 200
-CHUNK_BYTES: Final = 256 * 1024  # ~250,000 moves: a chunk is a fraction of a second
+CHUNK_BYTES: Final = 64 * 1024  # ~60,000 moves: results start flowing within ~0.15 s
 WINDOW_PER_JOB: Final = 3
 
 Result = dict[str, Any]
@@ -83,12 +83,18 @@ def _context() -> Any:
 
 
 def map_chunks(
-    work: Callable[[list[RawRecord]], list[T]], raws: Iterable[RawRecord], jobs: int | None = None
+    work: Callable[[list[RawRecord]], list[T]],
+    raws: Iterable[RawRecord],
+    jobs: int | None = None,
+    *,
+    beside_main: bool = False,
 ) -> Iterator[T]:
     """``work`` applied to chunks of raw records in ``jobs`` processes, results in input order.
 
     At most a few chunks per worker are in flight, so memory stays flat
-    however long the input; one or two chunks are done in-process.
+    however long the input; one or two chunks are done in-process.  With
+    ``beside_main`` even one job runs in a worker, because the main process
+    has work of its own (an import writes while the worker verifies).
     """
     jobs = default_jobs() if jobs is None else max(1, jobs)
     chunks = _chunks(raws)
@@ -96,7 +102,7 @@ def map_chunks(
     if first is None:
         return
     second = next(chunks, None)
-    if jobs == 1 or second is None:
+    if (jobs == 1 and not beside_main) or second is None:
         yield from work(first)
         if second is not None:
             yield from work(second)
@@ -122,8 +128,14 @@ def verify_many(raws: Iterable[RawRecord], jobs: int | None = None) -> Iterator[
 def verify_records(
     raws: Iterable[RawRecord], jobs: int | None = None
 ) -> Iterator[tuple[SourcedRecord, VerifyResult | None]]:
-    """Parsed records with their verification, in input order (what ``import`` needs)."""
-    return map_chunks(_verified_chunk, raws, jobs)
+    """Parsed records with their verification, in input order (what ``import`` needs).
+
+    The caller writes to the database meanwhile, so by default one core is
+    left to it: ``jobs`` defaults to the cores minus one, in worker processes.
+    """
+    if jobs is None:
+        jobs = max(1, default_jobs() - 1)
+    return map_chunks(_verified_chunk, raws, jobs, beside_main=True)
 
 
 def _prepend(
