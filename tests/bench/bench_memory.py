@@ -56,14 +56,27 @@ def main() -> None:
                     count += 1
             start = time.perf_counter()
             done = subprocess.run(
-                ["/usr/bin/time", "-f", "%M", str(exe), "verify", "--quiet", "--jobs",
-                 str(args.jobs), str(path)],
-                capture_output=True, text=True, check=False,
+                [
+                    "/usr/bin/time",
+                    "-f",
+                    "%M",
+                    str(exe),
+                    "verify",
+                    "--quiet",
+                    "--jobs",
+                    str(args.jobs),
+                    str(path),
+                ],
+                capture_output=True,
+                text=True,
+                check=False,
             )
             wall = time.perf_counter() - start
             peak_main_kb = int(done.stderr.strip().splitlines()[-1])
-            print(f"{size_mb:>5} MB, {count:,} records: exit {done.returncode}, {wall:.1f} s, "
-                  f"peak RSS (largest process of the tree) {peak_main_kb / 1024:.0f} MB")
+            print(
+                f"{size_mb:>5} MB, {count:,} records: exit {done.returncode}, {wall:.1f} s, "
+                f"peak RSS (largest process of the tree) {peak_main_kb / 1024:.0f} MB"
+            )
             summary = [x for x in done.stderr.splitlines() if "records:" in x]
             print("       " + (summary[0] if summary else done.stderr[-300:]))
 

@@ -31,9 +31,11 @@ def main() -> None:
         timeline = Timeline(Record.from_json(text))
         last = timeline[-1]
         opens.append(time.perf_counter() - start)
-    print(f"{len(timeline) - 1:,}-move record: read + timeline + jump to the last step: "
-          f"median {statistics.median(opens) * 1000:.1f} ms, best {min(opens) * 1000:.1f} ms "
-          f"(score {last.score}, max tile {last.max_tile})")
+    print(
+        f"{len(timeline) - 1:,}-move record: read + timeline + jump to the last step: "
+        f"median {statistics.median(opens) * 1000:.1f} ms, best {min(opens) * 1000:.1f} ms "
+        f"(score {last.score}, max tile {last.max_tile})"
+    )
     chooser = random.Random(4)
     jumps = []
     for _ in range(500):
@@ -41,17 +43,22 @@ def main() -> None:
         start = time.perf_counter()
         timeline[step]
         jumps.append(time.perf_counter() - start)
-    print(f"random jumps (500): median {statistics.median(jumps) * 1000:.2f} ms, "
-          f"max {max(jumps) * 1000:.2f} ms")
+    print(
+        f"random jumps (500): median {statistics.median(jumps) * 1000:.2f} ms, "
+        f"max {max(jumps) * 1000:.2f} ms"
+    )
     exe = Path(sys.executable).with_name("twenty48")
     walls = []
     for _ in range(5):
         start = time.perf_counter()
-        subprocess.run([str(exe), "replay", str(RECORD), "--at", "-1"], check=True,
-                       capture_output=True)
+        subprocess.run(
+            [str(exe), "replay", str(RECORD), "--at", "-1"], check=True, capture_output=True
+        )
         walls.append(time.perf_counter() - start)
-    print(f"`twenty48 replay FILE --at -1` wall time incl. start-up: "
-          f"median {statistics.median(walls):.2f} s")
+    print(
+        f"`twenty48 replay FILE --at -1` wall time incl. start-up: "
+        f"median {statistics.median(walls):.2f} s"
+    )
 
 
 if __name__ == "__main__":
