@@ -184,18 +184,15 @@ def _autoplay_pool(
     store: Any, seeds: list[str], until: int | None, jobs: int, quiet: bool
 ) -> list[dict[str, Any]]:
     """Games in worker processes; each is verified and stored when it ends."""
-    import multiprocessing
-
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+    from twenty48_replay.batch import worker_pool
     from twenty48_replay.record import Record
     from twenty48_replay.replay import final_state
 
     rows = []
     console = Console(stderr=True)
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     with Progress(
         TextColumn("autoplay"),
         BarColumn(),
@@ -205,7 +202,7 @@ def _autoplay_pool(
         transient=True,
     ) as progress:
         task = progress.add_task("games", total=len(seeds))
-        with context.Pool(jobs) as pool:
+        with worker_pool(jobs) as pool:
             for seed, moves, seconds in pool.imap(_play_one, [(s, until) for s in seeds]):
                 state, _ = final_state(Record(seed, moves, 0))
                 record = Record(

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
+import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from multiprocessing.pool import AsyncResult
@@ -77,9 +79,23 @@ def _chunks(raws: Iterable[RawRecord]) -> Iterator[list[RawRecord]]:
         yield chunk
 
 
-def _context() -> Any:
+def _quiet_worker() -> None:
+    """Pool worker set-up: leave Ctrl-C and error reports to the main process.
+
+    A task's exception travels back to the main process, which reports it.
+    What a worker would print itself is only multiprocessing's noise once the
+    main process is gone (interrupted or killed): a traceback per worker
+    about a broken pipe, which must not reach the user's terminal.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the worker
+
+
+def worker_pool(jobs: int) -> Any:
+    """A process pool of quiet workers (fork where the platform has it: fast to start)."""
     methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    return context.Pool(jobs, initializer=_quiet_worker)
 
 
 def map_chunks(
@@ -109,7 +125,7 @@ def map_chunks(
             for chunk in chunks:
                 yield from work(chunk)
         return
-    with _context().Pool(jobs) as pool:
+    with worker_pool(jobs) as pool:
         pending: deque[AsyncResult[list[T]]] = deque()
         window = WINDOW_PER_JOB * jobs
         for chunk in _prepend(first, second, chunks):

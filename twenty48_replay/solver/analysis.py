@@ -21,7 +21,6 @@ Positions are independent, so they are searched in a process pool.
 
 from __future__ import annotations
 
-import multiprocessing
 from collections import Counter
 from collections.abc import Callable, Iterator
 from itertools import pairwise
@@ -29,6 +28,7 @@ from typing import Any
 
 import attrs
 
+from twenty48_replay.batch import worker_pool
 from twenty48_replay.board import Board, Direction
 from twenty48_replay.record import Record
 from twenty48_replay.replay import replay
@@ -215,7 +215,5 @@ def _run(
     if jobs <= 1 or len(jobs_list) < 8:
         yield from map(_search, jobs_list)
         return
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    with context.Pool(jobs) as pool:
+    with worker_pool(jobs) as pool:
         yield from pool.imap_unordered(_search, jobs_list, chunksize=4)
