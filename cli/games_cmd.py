@@ -13,6 +13,7 @@ from .output import emit, emit_json, warn
 from .render import board_text, summary_line
 
 StateFilter = Literal["all", "unfinished", "over", "won"]
+PlayerFilter = Annotated[str | None, typer.Option("--player", help="Only this player's games.")]
 
 
 def list_command(
@@ -21,9 +22,7 @@ def list_command(
     state: Annotated[
         StateFilter, typer.Option("--state", help="Only games in this state.")
     ] = "all",
-    player: Annotated[
-        str | None, typer.Option("--player", help="Only this player's games.")
-    ] = None,
+    player: PlayerFilter = None,
     as_json: JsonOption = False,
 ) -> None:
     """Recent games: id, date, score, max tile, moves and state."""
@@ -82,9 +81,7 @@ def show_command(
 
 def stats_command(
     db: DbOption = None,
-    player: Annotated[
-        str | None, typer.Option("--player", help="Only this player's games.")
-    ] = None,
+    player: PlayerFilter = None,
     as_json: JsonOption = False,
 ) -> None:
     """Best score, games, wins, average score and highest-tile distribution."""

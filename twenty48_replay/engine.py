@@ -16,7 +16,8 @@ from struct import Struct
 from typing import Final, NamedTuple
 
 from twenty48_replay import rows
-from twenty48_replay.game import opening, rng_for, state_of
+from twenty48_replay.board import LETTER_CODES
+from twenty48_replay.game import opening, rng_for
 
 
 class Outcome(NamedTuple):
@@ -40,48 +41,33 @@ class StepData(NamedTuple):
     four: bool
 
 
-_VERTICAL: Final = {"U": True, "D": True, "L": False, "R": False}
-_TABLES: Final[
-    dict[str, tuple[dict[int, int], dict[int, int], dict[int, int], dict[int, int], bool]]
-] = {
-    letter: (*rows.MOVE_TABLES[code], _VERTICAL[letter])  # type: ignore[misc]
-    for letter, code in (("U", rows.UP), ("D", rows.DOWN), ("L", rows.LEFT), ("R", rows.RIGHT))
-}
-#: The same tables indexed by the letter's byte, with the shift that selects
-#: the half of the state whose rows the direction moves (0: b, 80: t).
+#: Move tables indexed by the letter's byte, with the shift that selects the
+#: half of the state whose rows the direction moves (0: b for L/R, 80: t for U/D).
 _BYTE_TABLES: Final[
     list[tuple[dict[int, int], dict[int, int], dict[int, int], dict[int, int], int] | None]
 ] = [None] * 128
-for _letter, (_t0, _t1, _t2, _t3, _vertical) in _TABLES.items():
-    _BYTE_TABLES[ord(_letter)] = (_t0, _t1, _t2, _t3, 80 if _vertical else 0)
+for _letter, _code in LETTER_CODES.items():
+    _BYTE_TABLES[ord(_letter)] = (
+        *rows.MOVE_TABLES[_code],
+        0 if _code in (rows.LEFT, rows.RIGHT) else rows.BOARD_BITS,
+    )  # type: ignore[assignment]
 _SPAWN_BY_FOUR: Final = (rows.SPAWN_ADD[1], rows.SPAWN_ADD[2])
 _COUNTER: Final = Struct(">Q")
-_M: Final = rows.ROW_MASK
 _BOARD: Final = rows.BOARD_MASK
 _STATE: Final = rows.STATE_MASK
 _ESHIFT: Final = rows.EMPTY_SHIFT
 _GSHIFT: Final = rows.GAIN_SHIFT
-_BB: Final = rows.BOARD_BITS
 
 
 def opening_state(seed: str) -> int:
     """Working state of the opening board of a seed."""
     board, _first, _second = opening(seed)
-    return state_of(board)
+    return board.state()
 
 
 def _moved(state: int, letter: str) -> int:
     """Slow path of one move, used after a table miss (it learns the rows)."""
-    return rows.move_state(
-        state,
-        rows.UP
-        if letter == "U"
-        else rows.DOWN
-        if letter == "D"
-        else rows.LEFT
-        if letter == "L"
-        else rows.RIGHT,
-    )
+    return rows.move_state(state, LETTER_CODES[letter])
 
 
 def run(seed: str, moves: str, state: int | None = None, start: int = 0) -> Outcome:

@@ -3,7 +3,7 @@
 ``GameState`` is what a player sees after each valid move; ``GameState.play``
 is the only way forward, so interactive play, the store and replays all go
 through the same transition.  The bulk paths (replaying a whole record) use
-:func:`twenty48_replay.engine.advance`, which implements the same transition
+:func:`twenty48_replay.engine.run`, which implements the same transition
 on raw packed states and is cross-checked against this one in the tests.
 """
 
@@ -13,7 +13,6 @@ from functools import lru_cache
 
 import attrs
 
-from twenty48_replay import rows
 from twenty48_replay.board import Board, Direction
 from twenty48_replay.errors import NullMoveError
 from twenty48_replay.rng import SpawnRng, new_seed
@@ -103,8 +102,3 @@ class GameState:
             slid.gained,
             spawn,
         )
-
-
-def state_of(board: Board) -> int:
-    """The engine's working state of a board (kept here for the bulk paths)."""
-    return board.packed | rows.transpose(board.packed) << rows.BOARD_BITS
