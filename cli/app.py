@@ -66,16 +66,52 @@ app.command("check")(check_command)
 app.command("where")(where_command)
 
 
+# Typer re-exports only BadParameter from the click it uses (vendored in newer
+# releases), so the base of all click errors is found through it.
+_ClickException: type[Exception] = next(
+    base for base in typer.BadParameter.__mro__ if base.__name__ == "ClickException"
+)
+
+
+def _usage_error_line(exc: Exception) -> str:
+    """A click usage error as one line: the problem, then where to get help.
+
+    Typer's default is a Rich panel that wraps long messages (a file path is
+    enough) over several lines; scripts and people both read one line better.
+    """
+    message = " ".join(str(getattr(exc, "format_message", exc.__str__)()).split())
+    ctx = getattr(exc, "ctx", None)
+    command = ctx.command_path if ctx is not None else "twenty48"
+    if message.startswith("Invalid value: "):
+        message = message.removeprefix("Invalid value: ")
+    return f"{message} (see '{command} -h')"
+
+
 def main() -> None:
     """Console entry point: run the app, map errors to one line and an exit code."""
     try:
-        app()
+        status = app(standalone_mode=False)
     except Twenty48Error as exc:
         fail(str(exc))
         sys.exit(exc.exit_code)
+    except typer.Abort:
+        fail("aborted")
+        sys.exit(1)
+    except _ClickException as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":
+            # Bare 'twenty48': Typer has printed the help already (Rich help
+            # prints as it renders); plain click only formats it.
+            help_text = str(getattr(exc, "format_message", exc.__str__)())
+            if help_text.strip():
+                typer.echo(help_text)
+        else:
+            fail(_usage_error_line(exc))
+        sys.exit(int(getattr(exc, "exit_code", EXIT_UNUSABLE)))
     except KeyboardInterrupt:
         fail("interrupted")
         sys.exit(130)
     except BrokenPipeError:
         sys.stderr.close()
         sys.exit(EXIT_UNUSABLE)
+    # Without standalone mode click returns typer.Exit's code instead of exiting.
+    sys.exit(status if isinstance(status, int) else 0)

@@ -68,9 +68,16 @@ def test_gif_frames_and_range(tmp_path: Path) -> None:
 
 
 def test_picture_errors_are_usage_errors(tmp_path: Path) -> None:
-    result = run_cli("export", str(EXAMPLES / "valid.json"), "-f", "svg", "--at", "9999")
+    # A long path: usage errors stay on one line however long the message is.
+    deep = tmp_path / ("long-directory-name-" * 4) / ("nested-" * 8)
+    deep.mkdir(parents=True)
+    record = deep / "valid.json"
+    record.write_bytes((EXAMPLES / "valid.json").read_bytes())
+    result = run_cli("export", str(record), "-f", "svg", "--at", "9999")
     assert result.returncode == 2
-    assert "steps 0..472" in result.stderr
+    assert result.stderr.splitlines() == [
+        f"twenty48: error: --at 9999: {record} has steps 0..472 (see 'twenty48 export -h')"
+    ]
     result = run_cli("export", str(EXAMPLES / "valid.json"), "-f", "gif", "--steps", "x")
     assert result.returncode == 2
     result = run_cli("export", "--all", "-f", "svg", "--db", str(tmp_path / "e.sqlite3"))

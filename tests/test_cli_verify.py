@@ -168,10 +168,28 @@ def test_huge_inputs_are_refused_quickly(tmp_path: Path) -> None:
     assert [o["valid"] for o in objs] == [None, True]
 
 
-def test_usage_errors_exit_2() -> None:
-    result = run_cli("verify")
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (("verify",), "twenty48: error: Missing argument 'files'. (see 'twenty48 verify -h')"),
+        (("no-such-command",), "twenty48: error: No such command 'no-such-command'."),
+        (("list", "--limit", "x"), "twenty48: error: Invalid value for '--limit'"),
+        (("verify", "--jobs", "0", "x.json"), "twenty48: error: Invalid value for '--jobs'"),
+    ],
+)
+def test_usage_errors_are_one_line_and_exit_2(args: tuple[str, ...], expected: str) -> None:
+    result = run_cli(*args)
     assert result.returncode == 2
-    assert "Traceback" not in result.stderr
+    assert result.stdout == ""
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert result.stderr.startswith(expected), result.stderr
+
+
+def test_no_arguments_prints_help_and_exits_2() -> None:
+    result = run_cli()
+    assert result.returncode == 2
+    assert "Commands" in result.stdout
+    assert "verify" in result.stdout
 
 
 def test_directories_and_binary_garbage(tmp_path: Path) -> None:
