@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -50,3 +51,17 @@ def run_cli(
 @pytest.fixture
 def cli() -> Any:
     return run_cli
+
+
+def wait_for_ready_drivers(folder: Path, count: int, timeout: float = 120) -> None:
+    """Wait until ``count`` race drivers have loaded their games.
+
+    Each driver creates ``ready-<pid>`` in ``folder`` once its (soon stale)
+    states are loaded; waiting for the files, not for a fixed time, keeps
+    the race tests meaningful on a slow or loaded machine.
+    """
+    deadline = time.monotonic() + timeout
+    while (ready := len(list(folder.glob("ready-*")))) < count:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"only {ready} of {count} race drivers loaded their games")
+        time.sleep(0.01)

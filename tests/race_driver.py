@@ -1,8 +1,9 @@
 """A separate process that appends moves to one game, for the concurrency tests.
 
 Usage: python race_driver.py DB GAME_IDS MOVES GO_FILE   (GAME_IDS: comma-separated)
-It loads the games, waits for GO_FILE to exist (so every driver starts from
-the same stale states), then, going round the games, plays
+It loads the games, says so by creating ``ready-<pid>`` beside GO_FILE,
+waits for GO_FILE to exist (so every driver starts from the same stale
+states), then, going round the games, plays
 MOVES[state.moves] until every game has len(MOVES) moves.  On a conflict it
 reloads that game and carries on.  It prints one JSON line: moves it
 appended, conflicts it met, and the first conflict message.
@@ -11,6 +12,7 @@ appended, conflicts it met, and the first conflict message.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -26,6 +28,7 @@ def main() -> int:
     message = None
     with Store(db) as store:
         sessions = [store.open_game(int(game_id)) for game_id in ids.split(",")]
+        go_file.with_name(f"ready-{os.getpid()}").touch()
         while not go_file.exists():
             time.sleep(0.001)
         while sessions:

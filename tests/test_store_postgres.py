@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, wait_for_ready_drivers
 from pg import fresh_database
 from sqlalchemy import create_engine, text
 from store_contract import StoreContract
@@ -49,7 +48,7 @@ def test_eight_processes_append_to_twenty_games(db_url: str, tmp_path: Path) -> 
         )
         for _ in range(8)
     ]
-    time.sleep(3)  # every process has loaded every game at move 0
+    wait_for_ready_drivers(tmp_path, 8)  # every driver holds the games at move 0
     go.touch()
     results = []
     for process in processes:

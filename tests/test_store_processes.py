@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, run_cli
+from conftest import ROOT, run_cli, wait_for_ready_drivers
 
 from twenty48_replay import Record, verify
 from twenty48_replay.store import Store
@@ -119,7 +119,7 @@ def test_two_processes_appending_to_one_game(tmp_path: Path) -> None:
         )
         for _ in range(2)
     ]
-    time.sleep(1.5)  # both have loaded the game at move 0
+    wait_for_ready_drivers(tmp_path, 2)  # every driver holds the games at move 0
     go.touch()
     results = []
     for process in processes:
