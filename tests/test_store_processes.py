@@ -11,7 +11,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
 from conftest import ROOT, run_cli, wait_for_ready_drivers
 
 from twenty48_replay import Record, verify
@@ -22,8 +21,6 @@ TWENTY48 = Path(sys.executable).with_name("twenty48")
 
 
 def long_game() -> tuple[str, str]:
-    if not LONG.exists():
-        pytest.skip("tests/data/long-2000.json is not there yet")
     record = Record.from_json(LONG.read_text(encoding="utf-8"))
     assert len(record.moves) >= 2000
     return record.seed, record.moves[:2000]

@@ -416,9 +416,8 @@ def test_hint_shows_a_direction_and_marks_the_game_assisted(store: Store) -> Non
         await app.workers.wait_for_complete()
         await pilot.pause()
         status = text_of(app.game_screen, "#status")
-        if "hints unavailable" in status:
-            pytest.skip("the solver is not importable here")
-        assert status.startswith("hint: ")
+        # NumPy is a regular dependency: "hints unavailable" here is a bug.
+        assert status.startswith("hint: "), status
         assert any(d.name.lower() in status for d in Direction)
         assert store.game(session.id).assisted
 

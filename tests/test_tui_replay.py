@@ -11,6 +11,7 @@ with ``asyncio.run``.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -62,6 +63,20 @@ def drive(path: Path, scenario: Scenario) -> ReplayApp:
 
     asyncio.run(run())
     return app
+
+
+async def wait_until(
+    pilot: Pilot[None], condition: Callable[[], bool], timeout: float = 20
+) -> None:
+    """Let the app run until ``condition`` holds (autoplay runs on timers).
+
+    Polling with a generous deadline, not a fixed pause, so a loaded machine
+    only makes the test slower, never wrong.
+    """
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "the condition never held"
+        await pilot.pause(0.02)
 
 
 def text_of(screen: Screen[Any], selector: str) -> str:
@@ -218,7 +233,7 @@ def test_space_plays_and_pauses() -> None:
         await pilot.press("space")
         assert screen.playing
         assert "playing" in text_of(screen, "#play-state")
-        await pilot.pause(0.5)
+        await wait_until(pilot, lambda: app.step >= 2)
         assert "Pause" in footer_keys(app)
         assert "Play" not in footer_keys(app)
         await pilot.press("space")
@@ -257,7 +272,7 @@ def test_autoplay_stops_at_the_end_and_restarts_from_the_opening() -> None:
         last = app.timeline.last
         screen.speed_index = len(SPEEDS) - 1  # the fastest, so ten moves take little time
         await pilot.press("end", "pageup", "space")
-        await pilot.pause(0.6)
+        await wait_until(pilot, lambda: not screen.playing)
         assert not screen.playing, "autoplay stops at the last step"
         assert_shows(app, last)
         screen.speed_index = 0  # the slowest: no move before the next check
