@@ -53,15 +53,42 @@ def cli() -> Any:
     return run_cli
 
 
-def wait_for_ready_drivers(folder: Path, count: int, timeout: float = 120) -> None:
-    """Wait until ``count`` race drivers have loaded their games.
+def run_race(
+    db: str, game_ids: list[int], moves: str, drivers: int, folder: Path, timeout: float = 300
+) -> list[dict[str, Any]]:
+    """Race ``drivers`` processes of ``tests/race_driver.py`` over the same games.
 
-    Each driver creates ``ready-<pid>`` in ``folder`` once its (soon stale)
-    states are loaded; waiting for the files, not for a fixed time, keeps
-    the race tests meaningful on a slow or loaded machine.
+    Each driver loads the games, then creates ``ready-<pid>`` in ``folder``;
+    once all are ready the ``go`` file releases them together, so every one
+    of them starts from the same soon-stale states.  Waiting for the files,
+    not for a fixed time, keeps the race real on a slow or loaded machine.
+    Returns each driver's JSON report (appended, conflicts, message).
     """
+    go = folder / "go"
+    command = [
+        sys.executable,
+        str(ROOT / "tests" / "race_driver.py"),
+        db,
+        ",".join(map(str, game_ids)),
+        moves,
+        str(go),
+    ]
+    processes = [
+        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(drivers)
+    ]
     deadline = time.monotonic() + timeout
-    while (ready := len(list(folder.glob("ready-*")))) < count:
+    while (ready := len(list(folder.glob("ready-*")))) < drivers:
+        for process in processes:
+            if process.poll() is not None:
+                raise AssertionError(f"a race driver stopped early: {process.communicate()[1]}")
         if time.monotonic() > deadline:
-            raise AssertionError(f"only {ready} of {count} race drivers loaded their games")
+            raise AssertionError(f"only {ready} of {drivers} race drivers loaded their games")
         time.sleep(0.01)
+    go.touch()
+    reports = []
+    for process in processes:
+        out, err = process.communicate(timeout=timeout)
+        assert process.returncode == 0, err
+        reports.append(json.loads(out))
+    return reports

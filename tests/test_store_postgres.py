@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, wait_for_ready_drivers
+from conftest import ROOT, run_race
 from pg import fresh_database
 from sqlalchemy import create_engine, text
 from store_contract import StoreContract
@@ -37,24 +34,7 @@ def test_eight_processes_append_to_twenty_games(db_url: str, tmp_path: Path) -> 
     moves = long.moves[:60]
     with Store(db_url) as store:
         ids = [store.new_game(long.seed).id for _ in range(20)]
-    go = tmp_path / "go"
-    driver = ROOT / "tests" / "race_driver.py"
-    processes = [
-        subprocess.Popen(
-            [sys.executable, str(driver), db_url, ",".join(map(str, ids)), moves, str(go)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for _ in range(8)
-    ]
-    wait_for_ready_drivers(tmp_path, 8)  # every driver holds the games at move 0
-    go.touch()
-    results = []
-    for process in processes:
-        out, err = process.communicate(timeout=300)
-        assert process.returncode == 0, err
-        results.append(json.loads(out))
+    results = run_race(db_url, ids, moves, 8, tmp_path)
     assert sum(r["appended"] for r in results) == 20 * len(moves)
     conflicts = sum(r["conflicts"] for r in results)
     assert conflicts >= 1

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import random
 import signal
 import sqlite3
@@ -11,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import ROOT, run_cli, wait_for_ready_drivers
+from conftest import ROOT, run_cli, run_race
 
 from twenty48_replay import Record, verify
 from twenty48_replay.store import Store
@@ -24,6 +23,21 @@ def long_game() -> tuple[str, str]:
     record = Record.from_json(LONG.read_text(encoding="utf-8"))
     assert len(record.moves) >= 2000
     return record.seed, record.moves[:2000]
+
+
+def run_maybe_killed(
+    command: list[str], kill_after: float | None, timeout: float = 120
+) -> tuple[int, bytes]:
+    """Run ``command``, SIGKILL it after ``kill_after`` seconds (None: let it finish).
+
+    Returns the exit status (``-SIGKILL`` when the kill landed) and stderr.
+    """
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if kill_after is not None:
+        time.sleep(kill_after)
+        process.send_signal(signal.SIGKILL)
+    _, stderr = process.communicate(timeout=timeout)
+    return process.returncode, stderr
 
 
 def log_of(path: Path) -> str:
@@ -59,18 +73,13 @@ def test_sigkill_during_scripted_play_loses_nothing(tmp_path: Path) -> None:
         if not remaining:
             break
         target = ["--game", "1"] if log or _game_exists(db) else ["--seed", seed]
-        process = subprocess.Popen(
-            [str(TWENTY48), "play", "--db", str(db), *target, "--moves", remaining],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+        kill_after = chooser.uniform(0.05, 0.9) if kills < 25 else None
+        returncode, stderr = run_maybe_killed(
+            [str(TWENTY48), "play", "--db", str(db), *target, "--moves", remaining], kill_after
         )
-        if kills < 25:
-            time.sleep(chooser.uniform(0.05, 0.9))
-            process.send_signal(signal.SIGKILL)
-            kills += 1
-        _, stderr = process.communicate(timeout=120)
-        if process.returncode == 0 or kills >= 25:
-            assert process.returncode in (0, -signal.SIGKILL), stderr
+        kills += 1 if kill_after is not None else 0
+        if returncode == 0 or kills >= 25:
+            assert returncode in (0, -signal.SIGKILL), stderr
         new_log = log_of(db)
         assert intended.startswith(new_log)
         assert len(new_log) >= len(log)
@@ -105,24 +114,7 @@ def test_two_processes_appending_to_one_game(tmp_path: Path) -> None:
     db = tmp_path / "race.sqlite3"
     with Store(str(db)) as store:
         game_id = store.new_game(seed).id
-    go = tmp_path / "go"
-    driver = ROOT / "tests" / "race_driver.py"
-    processes = [
-        subprocess.Popen(
-            [sys.executable, str(driver), str(db), str(game_id), moves, str(go)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for _ in range(2)
-    ]
-    wait_for_ready_drivers(tmp_path, 2)  # every driver holds the games at move 0
-    go.touch()
-    results = []
-    for process in processes:
-        out, err = process.communicate(timeout=120)
-        assert process.returncode == 0, err
-        results.append(json.loads(out))
+    results = run_race(str(db), [game_id], moves, 2, tmp_path, timeout=120)
     assert sum(r["appended"] for r in results) == len(moves)
     assert sum(r["conflicts"] for r in results) >= 1
     losers = [r for r in results if r["conflicts"]]
@@ -176,16 +168,13 @@ def test_import_is_atomic_per_record_under_sigkill(tmp_path: Path) -> None:
     kills = 0
     partial_counts = set()
     for _round in range(100):
-        process = subprocess.Popen(
+        kill_after = chooser.uniform(0.4, 2.5) if kills < 20 else None
+        returncode, stderr = run_maybe_killed(
             [str(TWENTY48), "import", "--db", str(db), "--jobs", "1", str(batch)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+            kill_after,
+            timeout=300,
         )
-        if kills < 20:
-            time.sleep(chooser.uniform(0.4, 2.5))
-            process.send_signal(signal.SIGKILL)
-            kills += 1
-        _, stderr = process.communicate(timeout=300)
+        kills += 1 if kill_after is not None else 0
         assert b"Traceback" not in stderr
         if not db.exists():
             continue
@@ -206,7 +195,7 @@ def test_import_is_atomic_per_record_under_sigkill(tmp_path: Path) -> None:
         if 0 < len(games) < len(records):
             partial_counts.add(len(games))
         assert integrity_ok(db)
-        if process.returncode == 0 and kills >= 20:
+        if returncode == 0 and kills >= 20:
             break
     assert kills == 20
     assert len(partial_counts) >= 3, partial_counts  # kills landed in the middle of imports

@@ -29,12 +29,11 @@ from twenty48_replay.store import GameSession, Store
 from ..output import warn
 from .screens import Choice, ConflictScreen, GameOverScreen, HelpScreen, WinScreen
 from .widgets import (
-    BUTTON,
     DARK_TEXT,
     LIGHT_TEXT,
-    PAGE_BACKGROUND,
     BoardView,
     ScoreBox,
+    page_css,
 )
 
 #: How long "+16" stays next to the score.
@@ -102,23 +101,11 @@ class GameScreen(Screen[None]):
         Binding("q", "quit_game", "Quit"),
     ]
 
-    DEFAULT_CSS = f"""
-    GameScreen {{
-        background: {PAGE_BACKGROUND};
-        color: {DARK_TEXT};
-        align: center middle;
-    }}
-    GameScreen #page {{
-        width: 78;
-        height: auto;
-    }}
+    DEFAULT_CSS = (
+        page_css("GameScreen")
+        + f"""
     GameScreen #top {{
         height: auto;
-    }}
-    GameScreen #side {{
-        width: 26;
-        height: 17;
-        margin-left: 2;
     }}
     GameScreen #logo {{
         width: 10;
@@ -127,23 +114,6 @@ class GameScreen(Screen[None]):
         content-align: center middle;
         text-style: bold;
         background: #edc22e;
-        color: {LIGHT_TEXT};
-    }}
-    GameScreen ScoreBox {{
-        margin-bottom: 1;
-    }}
-    GameScreen Footer {{
-        background: {BUTTON};
-    }}
-    GameScreen Footer FooterKey {{
-        background: {BUTTON};
-        color: {LIGHT_TEXT};
-    }}
-    GameScreen Footer FooterKey .footer-key--key {{
-        background: {DARK_TEXT};
-        color: {LIGHT_TEXT};
-    }}
-    GameScreen Footer FooterKey .footer-key--description {{
         color: {LIGHT_TEXT};
     }}
     GameScreen #info {{
@@ -159,6 +129,7 @@ class GameScreen(Screen[None]):
         color: #f65e3b;
     }}
     """
+    )
 
     def __init__(self, store: Store, session: GameSession) -> None:
         super().__init__()

@@ -39,10 +39,10 @@ from .widgets import (
     BUTTON,
     DARK_TEXT,
     LIGHT_TEXT,
-    PAGE_BACKGROUND,
     TILE_BACKGROUNDS,
     BoardView,
     ScoreBox,
+    page_css,
 )
 
 #: Autoplay speeds in moves per second; ``+``/``-`` move along this list.
@@ -216,16 +216,9 @@ class ReplayScreen(Screen[None]):
         Binding("q", "quit_viewer", "Quit"),
     ]
 
-    DEFAULT_CSS = f"""
-    ReplayScreen {{
-        background: {PAGE_BACKGROUND};
-        color: {DARK_TEXT};
-        align: center middle;
-    }}
-    ReplayScreen #page {{
-        width: 78;
-        height: auto;
-    }}
+    DEFAULT_CSS = (
+        page_css("ReplayScreen")
+        + f"""
     ReplayScreen #header {{
         height: 1;
     }}
@@ -253,14 +246,6 @@ class ReplayScreen(Screen[None]):
     ReplayScreen #top {{
         height: auto;
         margin-top: 1;
-    }}
-    ReplayScreen #side {{
-        width: 26;
-        height: 17;
-        margin-left: 2;
-    }}
-    ReplayScreen ScoreBox {{
-        margin-bottom: 1;
     }}
     ReplayScreen #spawned {{
         margin-bottom: 0;
@@ -306,21 +291,8 @@ class ReplayScreen(Screen[None]):
     ReplayScreen #play-state.-playing {{
         color: {ALERT};
     }}
-    ReplayScreen Footer {{
-        background: {BUTTON};
-    }}
-    ReplayScreen Footer FooterKey {{
-        background: {BUTTON};
-        color: {LIGHT_TEXT};
-    }}
-    ReplayScreen Footer FooterKey .footer-key--key {{
-        background: {DARK_TEXT};
-        color: {LIGHT_TEXT};
-    }}
-    ReplayScreen Footer FooterKey .footer-key--description {{
-        color: {LIGHT_TEXT};
-    }}
     """
+    )
 
     def __init__(self, timeline: Timeline, label: str, reasons: list[str]) -> None:
         super().__init__()

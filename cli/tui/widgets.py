@@ -27,6 +27,48 @@ PAGE_BACKGROUND = style.PAGE
 BUTTON = style.ACCENT
 
 
+def page_css(screen: str) -> str:
+    """The CSS every full-screen view shares, for the screen class named ``screen``.
+
+    The page colours, the 78-column page, the side column of score boxes and
+    the key bar in the original's button colour; the game and the replay
+    viewer look like one program because they use this one definition.
+    """
+    return f"""
+    {screen} {{
+        background: {PAGE_BACKGROUND};
+        color: {DARK_TEXT};
+        align: center middle;
+    }}
+    {screen} #page {{
+        width: 78;
+        height: auto;
+    }}
+    {screen} #side {{
+        width: 26;
+        height: 17;
+        margin-left: 2;
+    }}
+    {screen} ScoreBox {{
+        margin-bottom: 1;
+    }}
+    {screen} Footer {{
+        background: {BUTTON};
+    }}
+    {screen} Footer FooterKey {{
+        background: {BUTTON};
+        color: {LIGHT_TEXT};
+    }}
+    {screen} Footer FooterKey .footer-key--key {{
+        background: {DARK_TEXT};
+        color: {LIGHT_TEXT};
+    }}
+    {screen} Footer FooterKey .footer-key--description {{
+        color: {LIGHT_TEXT};
+    }}
+    """
+
+
 def tile_class(value: int) -> str:
     """The CSS class that colours a tile of this value (0 is an empty cell)."""
     if value == 0:

@@ -1,14 +1,14 @@
 """Find a very long valid game (a test fixture), by a search that knows the spawns.
 
-Usage: python tests/bench/make_long_game.py SEED MOVES OUT.json [--depth 4]
+Usage: python tests/bench/make_long_game.py SEED MOVES OUT.json [--width 40]
 
 Benchmarks need a real 20,000-move record (opening, replaying and jumping in
 long games), and a game that long must build a 32768 tile.  The product's
 solver plays fair (it never sees the seed); this generator does not have to:
-knowing every future spawn, it runs a plain depth-limited max search over
-exact positions, scored by the nneonneo-style row heuristic, which makes
-long games cheap to find.  The result is an ordinary record that verifies
-like any other.  Nothing in the product imports this.
+knowing every future spawn, it runs a beam search over exact positions,
+scored by the solver's row heuristic, which makes long games cheap to
+find.  The result is an ordinary record that verifies like any other.
+Nothing in the product imports this.
 """
 
 from __future__ import annotations
@@ -17,40 +17,25 @@ import argparse
 import sys
 import time
 from functools import cache
-from itertools import pairwise
 from pathlib import Path
 
 from twenty48_replay import Record, rows, verify
 from twenty48_replay.engine import opening_state
 from twenty48_replay.game import rng_for
+from twenty48_replay.solver.tables import tables
 
 
 @cache
 def row_value(key: int) -> float:
-    """nneonneo/2048-ai's published row heuristic, on one 20-bit row key."""
-    ranks = rows.unpack_row(key)
-    total = sum(r**3.5 for r in ranks)
-    empty = sum(1 for r in ranks if r == 0)
-    merges = 0
-    prev = counter = 0
-    for r in ranks:
-        if r == 0:
-            continue
-        if prev == r:
-            counter += 1
-        elif counter > 0:
-            merges += 1 + counter
-            counter = 0
-        prev = r
-    if counter > 0:
-        merges += 1 + counter
-    left = right = 0.0
-    for a, b in pairwise(ranks):
-        if a > b:
-            left += a**4 - b**4
-        else:
-            right += b**4 - a**4
-    return float(200000 + 270 * empty + 700 * merges - 47 * min(left, right) - 11 * total)
+    """The solver's heuristic (nneonneo/2048-ai's row table) of one engine row key.
+
+    The engine packs a cell in 5 bits; the solver's table is indexed by the
+    low 4 bits of the four cells, then their fifth bits at bits 16..19.
+    """
+    solver_key = 0
+    for cell, exponent in enumerate(rows.unpack_row(key)):
+        solver_key |= (exponent & 15) << (4 * cell) | (exponent >> 4) << (16 + cell)
+    return float(tables().heur[solver_key])
 
 
 def value(state: int) -> float:
