@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from twenty48_replay.errors import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, StoreError
-from twenty48_replay.sources import expand_paths, read_raw
+from twenty48_replay.sources import expand_paths, location, read_raw
 
 from .common import DbOption, open_store
 from .output import emit, warn
@@ -169,7 +169,7 @@ def import_command(
     raws = (raw for path in expand_paths(files) for raw in read_raw(path))
     with open_store(db) as store, store.batch():
         for item, result in verify_records(raws, jobs):
-            where = item.source if item.index in (1, None) else f"{item.source}:{item.index}"
+            where = location(item.source, item.index)
             if item.record is None:
                 assert item.error is not None
                 counts["unreadable"] += 1

@@ -18,15 +18,14 @@ import typer
 
 from twenty48_replay.batch import Result, default_jobs, verify_many
 from twenty48_replay.errors import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE
-from twenty48_replay.sources import RawRecord, expand_paths, read_raw
+from twenty48_replay.sources import RawRecord, expand_paths, location, read_raw
 
 from .output import emit, emit_json, warn
 
 
 def describe(result: Result) -> str:
     """One human line for a verified record."""
-    source, index = result["file"], result["index"]
-    where = f"{source}:{index}" if source.endswith(".jsonl") or (index or 1) > 1 else source
+    where = location(result["file"], result["index"])
     summary = f"score {result['score']}, max tile {result['max_tile']}, {result['moves']} moves"
     flags = [flag for flag in ("won", "over") if result[flag]]
     if flags:

@@ -114,6 +114,10 @@ def test_export_import_round_trip_through_files(db: str, tmp_path: Path) -> None
     imported = run_cli("import", "--db", db, str(EXAMPLES / "games.jsonl"))
     assert imported.returncode == 0, imported.stderr
     assert "6 imported" in imported.stderr
+    # Every JSON Lines record is named by its line, as verify names it.
+    assert imported.stdout.splitlines() == [
+        f"{EXAMPLES / 'games.jsonl'}:{line}: imported as game {line + 1}" for line in range(1, 7)
+    ]
     again = run_cli("import", "--db", db, str(EXAMPLES / "games.jsonl"))
     assert "6 duplicate(s) skipped" in again.stderr
     out = tmp_path / "all.jsonl"

@@ -65,6 +65,23 @@ class RawRecord:
             return SourcedRecord(self.source, self.index, None, exc.located(self.source, self.line))
 
 
+def location(source: str, index: int | None) -> str:
+    """Where a record came from, as messages name it: ``games.jsonl:12``.
+
+    A JSON Lines file always gets its line number, even for line 1, and any
+    input holding several records does; a lone ``.json`` record is just the
+    file name.
+
+    >>> location("games.jsonl", 1), location("game.json", 1), location("-", 3)
+    ('games.jsonl:1', 'game.json', '-:3')
+    >>> location("missing.jsonl", None)
+    'missing.jsonl'
+    """
+    if index is not None and (source.endswith(".jsonl") or index > 1):
+        return f"{source}:{index}"
+    return source
+
+
 def _failure(source: str, reason: str) -> RawRecord:
     return RawRecord(source, None, None, None, RecordError(reason, source=source))
 
