@@ -1,31 +1,43 @@
-"""Long fuzz run: mutated records through the reader, verify, import and the CLI.
+"""Long fuzz run: hostile records, metadata, file names, databases and option values.
 
 Usage: python tests/fuzz_records.py [--seconds 600] [--seed N]
 
-Runs the checks of tests/test_fuzz.py in a loop until time is up, plus a CLI
-batch every few thousand inputs, and prints how many inputs went each way.
-Exits 1 on the first crash (any exception other than the documented ones,
-a traceback from the CLI, or an exit code other than 0/1/2), printing the
-seed that reproduces it.
+Half of the time goes to mutated records through the reader, verify and
+import in this process (tests/test_fuzz.py's checks), with a CLI batch of
+them every 2,000 inputs; the other half to the CLI scenarios of
+tests/fuzz_scenarios.py in turn: hostile metadata through every command,
+hostile file names, damaged and hostile database files, and out-of-range
+option values.  It prints how many inputs went each way, the slowest
+command, and the peak memory of this process and of the largest command it
+ran.  Exits 1 on the first broken promise (a traceback, an exit status other
+than 0/1/2, a raw control byte on output, a refused database that changed,
+a hang), printing the case number that reproduces it.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
-import subprocess
+import resource
 import sys
 import tempfile
 import time
 from collections import Counter
+from itertools import cycle
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from fuzz_scenarios import SCENARIOS, STATS, BrokenPromiseError, run
 from fuzzing import mutant
 from test_fuzz import check_library
 
 from twenty48_replay.store import Store
+
+
+def peak_mb(who: int) -> float:
+    """Peak resident memory in MB (Linux reports KiB)."""
+    return resource.getrusage(who).ru_maxrss / 1024
 
 
 def main() -> int:
@@ -33,43 +45,59 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=600)
     parser.add_argument("--seed", type=int, default=int(time.time()))
     args = parser.parse_args()
-    exe = Path(sys.executable).with_name("twenty48")
     counts: Counter[str] = Counter()
-    deadline = time.monotonic() + args.seconds
-    with tempfile.TemporaryDirectory() as tmp:
-        store = Store(str(Path(tmp) / "fuzz.sqlite3"))
+    started = time.monotonic()
+    deadline = started + args.seconds
+    scenarios = cycle(SCENARIOS.items())
+    library_time = scenario_time = 0.0
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        store = Store(str(tmp / "fuzz.sqlite3"))
         case = args.seed
         batch: list[bytes] = []
         while time.monotonic() < deadline:
             case += 1
-            data = mutant(random.Random(case))
-            try:
-                counts[check_library(data, store)] += 1
-            except Exception as exc:
-                print(f"CRASH on case {case}: {type(exc).__name__}: {exc}", file=sys.stderr)
-                return 1
-            batch.append(data.replace(b"\n", b" "))
-            if len(batch) == 2000:
-                path = Path(tmp) / "batch.jsonl"
-                path.write_bytes(b"\n".join(batch) + b"\n")
-                batch.clear()
-                for command in (["verify", "--json"], ["import", "--db", str(Path(tmp) / "c.db")]):
-                    done = subprocess.run(
-                        [str(exe), *command, str(path)], capture_output=True, text=True, check=False
-                    )
-                    if done.returncode not in (0, 1, 2) or "Traceback" in done.stderr:
-                        print(
-                            f"CLI CRASH near case {case}: {command}: {done.stderr[-2000:]}",
-                            file=sys.stderr,
-                        )
+            rng = random.Random(case)
+            began = time.monotonic()
+            if library_time <= scenario_time:
+                data = mutant(rng)
+                try:
+                    counts[check_library(data, store)] += 1
+                except Exception as exc:
+                    print(f"CRASH on case {case}: {type(exc).__name__}: {exc}", file=sys.stderr)
+                    return 1
+                batch.append(data.replace(b"\n", b" "))
+                if len(batch) == 2000:
+                    path = tmp / "batch.jsonl"
+                    path.write_bytes(b"\n".join(batch) + b"\n")
+                    batch.clear()
+                    try:
+                        run(["verify", "--json", str(path)], json_lines=True)
+                        run(["import", "--db", str(tmp / "c.db"), str(path)])
+                    except BrokenPromiseError as exc:
+                        print(f"CLI FAILURE near case {case}: {exc}", file=sys.stderr)
                         return 1
                     counts["cli batches"] += 1
+                library_time += time.monotonic() - began
+            else:
+                name, scenario = next(scenarios)
+                try:
+                    counts[scenario(rng, tmp)] += 1
+                except BrokenPromiseError as exc:
+                    print(f"FAILURE in scenario {name!r}, case {case}: {exc}", file=sys.stderr)
+                    return 1
+                scenario_time += time.monotonic() - began
         store.close()
-    total = sum(v for k, v in counts.items() if k != "cli batches")
+    library = sum(counts[k] for k in ("valid", "invalid", "unreadable"))
+    scenario_counts = ", ".join(f"{k} {counts[k]}" for k in SCENARIOS)
     print(
-        f"{total} inputs in {args.seconds:.0f} s from seed {args.seed}: "
-        + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
-        + "; 0 crashes"
+        f"{time.monotonic() - started:.0f} s from seed {args.seed}: {library} mutated records "
+        f"(valid {counts['valid']}, invalid {counts['invalid']}, unreadable "
+        f"{counts['unreadable']}) and {counts['cli batches']} CLI batches; scenarios: "
+        f"{scenario_counts}; {int(STATS.get('commands', 0))} CLI commands, slowest "
+        f"{STATS.get('slowest', 0.0):.1f} s; 0 tracebacks, 0 raw control bytes on output; peak "
+        f"memory {peak_mb(resource.RUSAGE_SELF):.0f} MB here, "
+        f"{peak_mb(resource.RUSAGE_CHILDREN):.0f} MB in the largest command"
     )
     return 0
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import run_cli
+from fuzz_scenarios import SCENARIOS
 from fuzzing import CORPUS, mutant
 from hypothesis import given
 from hypothesis import strategies as st
@@ -83,3 +84,10 @@ def test_cli_on_a_batch_of_mutants_exits_1_or_2_without_traceback(tmp_path: Path
     assert "Traceback" not in again.stderr
     after = hashlib.sha256(run_cli("export", "--all", "--db", str(db)).stdout.encode()).digest()
     assert after == digest  # rejections and duplicates changed nothing
+
+
+@pytest.mark.parametrize("scenario", sorted(SCENARIOS))
+def test_cli_scenarios_keep_every_promise(scenario: str, tmp_path: Path) -> None:
+    """A few cases of each hostile CLI scenario (tests/fuzz_records.py runs them for longer)."""
+    for case in range(3):
+        SCENARIOS[scenario](random.Random(f"{scenario}-{case}"), tmp_path)
