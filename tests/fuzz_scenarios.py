@@ -126,7 +126,8 @@ def run(
             check=False,
         )
     except subprocess.TimeoutExpired:
-        raise BrokenPromiseError(f"{shown(args)}: still running after {COMMAND_TIMEOUT:.0f} s") from None
+        hang = f"{shown(args)}: still running after {COMMAND_TIMEOUT:.0f} s"
+        raise BrokenPromiseError(hang) from None
     seconds = time.monotonic() - started
     STATS["slowest"] = max(STATS.get("slowest", 0.0), seconds)
     STATS["commands"] = STATS.get("commands", 0) + 1
@@ -144,7 +145,8 @@ def run(
             try:
                 json.loads(line)
             except ValueError:
-                raise BrokenPromiseError(f"{where}: --json printed a line that is not JSON") from None
+                problem = f"{where}: --json printed a line that is not JSON"
+                raise BrokenPromiseError(problem) from None
     return done
 
 
