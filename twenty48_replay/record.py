@@ -20,6 +20,7 @@ import cattrs
 
 from twenty48_replay.board import MAX_TILE, Board
 from twenty48_replay.errors import RecordError
+from twenty48_replay.fair import validate_fair_fields
 from twenty48_replay.rng import seed_key
 
 FORMAT: Final = "twenty48-record"
@@ -40,6 +41,7 @@ METADATA_TYPES: Final[dict[str, type]] = {
     "notes": str,
     "assisted": bool,
 }
+# "fair" and "signature" (fair play, SPEC section 11) are checked by fair.validate_fair_fields.
 _CORE_KEYS: Final = ("format", "version", "seed", "moves", "score", "max_tile", "final_board")
 
 Grid = tuple[tuple[int, int, int, int], ...]
@@ -251,6 +253,8 @@ def validate_record_dict(data: object) -> dict[str, Any]:
         ):
             raise RecordError(f"{_describe(value)} is not a {expected.__name__}", field=key)
         extra[key] = _plain(value, key)
+    if "fair" in extra or "signature" in extra:
+        validate_fair_fields(data)
     clean["extra"] = extra
     return clean
 
