@@ -292,9 +292,6 @@ class TrustedKey:
 
     def verify(self, record_dict: Mapping[str, Any]) -> tuple[str, ...]:
         """Why the record's signature is not this key's over its canonical bytes; () if it is."""
-        from cryptography.exceptions import InvalidSignature
-        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
         fair = record_dict.get("fair")
         named = fair.get("key_id") if isinstance(fair, Mapping) else None
         if named != self.key_id:
@@ -305,6 +302,9 @@ class TrustedKey:
         except RecordError as exc:
             return (exc.message,)
         assert len(signature) * 2 == SIGNATURE_HEX_LENGTH
+        from cryptography.exceptions import InvalidSignature
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
         try:
             Ed25519PublicKey.from_public_bytes(self.public_key).verify(signature, data)
         except InvalidSignature:
