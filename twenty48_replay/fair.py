@@ -76,7 +76,7 @@ _HEX64: Final = re.compile(r"[0-9a-f]{64}")
 _KEY_ID: Final = re.compile(r"[0-9a-f]{16}")
 _SIGNATURE: Final = re.compile(r"[0-9a-f]{128}")
 _TIMESTAMP: Final = re.compile(
-    r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})"
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})"
 )
 
 Status = Literal["self-seeded", "fair", "unchecked", "not fair"]
