@@ -31,6 +31,7 @@ import base64
 import contextlib
 import json
 import os
+import secrets
 import stat
 from collections.abc import Mapping
 from pathlib import Path
@@ -185,7 +186,7 @@ class ServerKey:
         if path.exists():
             return cls.load(path)
         key = cls.generate()
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except OSError as exc:
