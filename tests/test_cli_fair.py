@@ -210,3 +210,22 @@ def test_verify_loads_cryptography_only_to_check_a_signature() -> None:
     assert "cryptography" not in imported_modules(str(RECORD))
     assert "cryptography" not in imported_modules("--trust", KEY_PEM, plain)
     assert "cryptography" in imported_modules("--trust", KEY_PEM, str(RECORD))
+
+
+# ---------------------------------------------------------------- the store keeps fair records
+
+
+def test_import_refuses_a_not_fair_record_and_keeps_a_fair_one_verifiable(
+    cli: Any, tmp_path: Path
+) -> None:
+    db = str(tmp_path / "t.sqlite3")
+    bad = cli("import", "--db", db, str(FAIR / "tampered-commitment.json"))
+    assert bad.returncode == 1
+    assert "INVALID, not imported: fair: commitment" in bad.stderr
+    good = cli("import", "--db", db, str(RECORD))
+    assert good.returncode == 0, good.stderr
+    exported = tmp_path / "out.json"
+    assert cli("export", "--db", db, "1", "-o", str(exported)).returncode == 0
+    again = cli("verify", "--json", "--trust", KEY_PEM, str(exported))
+    assert again.returncode == 0, again.stdout
+    assert json.loads(again.stdout)["fair"] == "fair"

@@ -387,3 +387,18 @@ def test_processes_racing_to_make_the_key_all_get_the_same_key(tmp_path: Path) -
     ids = {p.communicate(timeout=60)[0].strip() for p in procs}
     assert ids == {ServerKey.load(path).key_id}
     assert os.listdir(tmp_path) == ["server.key"]
+
+
+def test_verify_includes_the_fair_checks() -> None:
+    from twenty48_replay import verify
+
+    record = Record.from_dict(RECORD)
+    assert (verify(record).fair, verify(record).signature) == ("unchecked", "unchecked")
+    assert verify(record).valid
+    checked = verify(record, TRUSTED)
+    assert (checked.valid, checked.fair, checked.signature) == (True, "fair", "checked")
+    bad = verify(Record.from_dict(load_json(FAIR / "tampered-commitment.json")))
+    assert (bad.valid, bad.fair) == (False, "not fair")
+    assert bad.reasons[0].startswith("fair: commitment ")
+    plain = verify(Record("seed", "", 0))
+    assert (plain.valid, plain.fair, plain.signature) == (True, "self-seeded", None)

@@ -31,7 +31,6 @@ CHUNK_BYTES: Final = 64 * 1024  # ~60,000 moves: results start flowing within ~0
 WINDOW_PER_JOB: Final = 3
 
 Result = dict[str, Any]
-_SELF_SEEDED: Final = {"fair": "self-seeded", "signature": None}
 T = TypeVar("T")
 
 
@@ -47,9 +46,9 @@ def verify_raw(raw: RawRecord, trusted: SignatureChecker | None = None) -> Resul
     """The ``--json`` result object of one record (``valid`` None when unreadable).
 
     Besides the replay, every record gets its fair-play verdict (SPEC
-    section 11.7): ``fair`` ("self-seeded", "fair", "not fair") and
-    ``signature`` ("checked" with a ``trusted`` key, else "unchecked"; None
-    when self-seeded).  A fair record that fails a fair check is invalid.
+    section 11.7): ``fair`` ("self-seeded", "fair", "unchecked", "not fair")
+    and ``signature`` ("checked" with a ``trusted`` key, else "unchecked";
+    None when self-seeded).  A fair record that fails a fair check is invalid.
     """
     item = raw.parse()
     if item.record is None:
@@ -60,16 +59,7 @@ def verify_raw(raw: RawRecord, trusted: SignatureChecker | None = None) -> Resul
             "valid": None,
             "error": item.error.message,
         }
-    result = verify(item.record).to_json()
-    if "fair" not in item.record.extra:  # self-seeded: skip even importing the fair checks
-        return {"file": item.source, "index": item.index, **result, **_SELF_SEEDED}
-    from twenty48_replay.fair import check_fair
-
-    fairness = check_fair(item.record, trusted)
-    if not fairness.ok:
-        result["valid"] = False
-        result["reasons"] = [*result["reasons"], *fairness.reasons]
-    return {"file": item.source, "index": item.index, **result, **fairness.to_json()}
+    return {"file": item.source, "index": item.index, **verify(item.record, trusted).to_json()}
 
 
 def verified(raw: RawRecord) -> tuple[SourcedRecord, VerifyResult | None]:

@@ -32,6 +32,12 @@ Final API (what the server builds on)::
         # FairCheck.signature: "checked" | "unchecked" | None (self-seeded)
         # FairCheck.reasons: tuple[str, ...]
     SIGNATURE_HEX_LENGTH = 128, KEY_ID_HEX_LENGTH = 16
+    key_id_of(public_key: bytes) -> str          # first 16 hex of SHA-256 of the raw key
+
+    replay.verify(record, trusted=None) -> VerifyResult   # replay + check_fair in one:
+        # .valid is False for "not fair"; .fair / .signature as in FairCheck;
+        # the fair reasons follow the replay reasons.  Store.import_record and
+        # `twenty48 import` use it, so a not-fair record is never stored.
 
 The record reader (:mod:`twenty48_replay.record`) calls
 :func:`validate_fair_fields`, so a malformed ``fair`` object or
