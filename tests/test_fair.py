@@ -19,6 +19,8 @@ from conftest import SCHEMA, VECTORS, load_json
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat, load_pem_public_key
+from hypothesis import given
+from hypothesis import strategies as st
 
 from twenty48_replay import Record, RecordError
 from twenty48_replay.batch import verify_raw
@@ -402,3 +404,24 @@ def test_verify_includes_the_fair_checks() -> None:
     assert bad.reasons[0].startswith("fair: commitment ")
     plain = verify(Record("seed", "", 0))
     assert (plain.valid, plain.fair, plain.signature) == (True, "self-seeded", None)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@given(st.dictionaries(st.text(max_size=4), json_values, max_size=5))
+def test_canonical_bytes_agree_with_the_spec_implementation(value: dict[str, Any]) -> None:
+    try:
+        expected = spec_canonical_bytes(value)
+    except NoCanonicalFormError:
+        with pytest.raises(RecordError):
+            canonical_bytes(value)
+        return
+    assert canonical_bytes(value) == expected
+    assert json.loads(expected) == {k: v for k, v in value.items() if k != "signature"}
