@@ -115,3 +115,10 @@ class StoreError(Twenty48Error):
     """The database cannot be used: unreadable, not ours, too new, locked (exit 2)."""
 
     exit_code: ClassVar[int] = EXIT_UNUSABLE
+
+
+class KeyFileError(Twenty48Error):
+    """A signing or trusted key cannot be used: unreadable, malformed, open to others,
+    or a server whose key cannot be fetched (exit 2)."""
+
+    exit_code: ClassVar[int] = EXIT_UNUSABLE

@@ -40,6 +40,7 @@ METADATA_TYPES: Final[dict[str, type]] = {
     "notes": str,
     "assisted": bool,
 }
+# "fair" and "signature" (fair play, SPEC section 11) are checked by fair.validate_fair_fields.
 _CORE_KEYS: Final = ("format", "version", "seed", "moves", "score", "max_tile", "final_board")
 
 Grid = tuple[tuple[int, int, int, int], ...]
@@ -251,6 +252,11 @@ def validate_record_dict(data: object) -> dict[str, Any]:
         ):
             raise RecordError(f"{_describe(value)} is not a {expected.__name__}", field=key)
         extra[key] = _plain(value, key)
+    if "fair" in extra or "signature" in extra:
+        # Imported here: a self-seeded record (most of them) never pays for it.
+        from twenty48_replay.fair import validate_fair_fields
+
+        validate_fair_fields(data)
     clean["extra"] = extra
     return clean
 

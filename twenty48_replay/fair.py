@@ -1,0 +1,411 @@
+"""Provably fair games: commit and reveal, the seed derivation, and the signed bytes.
+
+Whoever holds a game's seed knows every future spawn, so a self-seeded
+record proves only that the rules were kept.  A fair game (schema/SPEC.md,
+section 11) takes its seed from two halves: the server commits to a secret
+``server_seed`` (publishing its SHA-256) before the first move, the player
+then adds a ``client_seed``, and the game's v1 seed is
+HMAC-SHA256(server seed, client seed).  The server reveals its seed when the
+game ends and signs the finished record (Ed25519, :mod:`twenty48_replay.signing`).
+Underneath, a fair record is an ordinary v1 record, so every existing
+verifier still replays it.
+
+This module is standard library only (no ``cryptography``): ``twenty48
+verify`` checks commitment and derivation of every fair record without
+paying for a crypto import; the signature is checked by
+:mod:`twenty48_replay.signing`, imported only when a trusted key is given.
+
+Final API (what the server builds on)::
+
+    new_server_seed() -> str                       # 64 lowercase hex, os.urandom(32)
+    new_client_seed() -> str                       # the default client seed: 32 lowercase hex
+    commitment(server_seed: str) -> str            # lowercase hex SHA-256 of the 64 ASCII chars
+    game_seed(server_seed: str, client_seed: str) -> str  # lowercase hex HMAC-SHA256
+    validate_server_seed(text) -> str              # RecordError(field="server_seed")
+    validate_client_seed(text) -> str              # 1-128 code points; RecordError("client_seed")
+    canonical_bytes(record_dict) -> bytes          # the signed bytes: record without "signature"
+    FairInfo(commitment, server_seed, client_seed, key_id, game_id, started, ended)
+        .to_dict() / FairInfo.from_dict(obj)       # RecordError naming "fair.<key>"
+    fair_info(record: Record) -> FairInfo | None
+    check_fair(record: Record, trusted: SignatureChecker | None = None) -> FairCheck
+        # FairCheck.status: "self-seeded" | "fair" | "unchecked" | "not fair"
+        # FairCheck.signature: "checked" | "unchecked" | None (self-seeded)
+        # FairCheck.reasons: tuple[str, ...]
+    SIGNATURE_HEX_LENGTH = 128, KEY_ID_HEX_LENGTH = 16
+    key_id_of(public_key: bytes) -> str          # first 16 hex of SHA-256 of the raw key
+
+    replay.verify(record, trusted=None) -> VerifyResult   # replay + check_fair in one:
+        # .valid is False for "not fair"; .fair / .signature as in FairCheck;
+        # the fair reasons follow the replay reasons.  Store.import_record and
+        # `twenty48 import` use it, so a not-fair record is never stored.
+
+The record reader (:mod:`twenty48_replay.record`) calls
+:func:`validate_fair_fields`, so a malformed ``fair`` object or
+``signature`` is an unreadable record, like any other ill-typed field.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import re
+import secrets
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
+
+import attrs
+
+from twenty48_replay.errors import RecordError
+
+if TYPE_CHECKING:
+    from twenty48_replay.record import Record
+
+SERVER_SEED_BYTES: Final = 32
+MAX_CLIENT_SEED_LENGTH: Final = 128
+MAX_GAME_ID_LENGTH: Final = 128
+KEY_ID_HEX_LENGTH: Final = 16
+SIGNATURE_HEX_LENGTH: Final = 128
+#: Integers in the canonical form stay within what every JSON reader holds exactly.
+MAX_CANONICAL_INTEGER: Final = 2**53
+FAIR_KEYS: Final = (
+    "commitment",
+    "server_seed",
+    "client_seed",
+    "key_id",
+    "game_id",
+    "started",
+    "ended",
+)
+_HEX64: Final = re.compile(r"[0-9a-f]{64}")
+_KEY_ID: Final = re.compile(r"[0-9a-f]{16}")
+_SIGNATURE: Final = re.compile(r"[0-9a-f]{128}")
+_TIMESTAMP: Final = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})"
+)
+
+Status = Literal["self-seeded", "fair", "unchecked", "not fair"]
+SignatureState = Literal["checked", "unchecked"]
+
+
+# ---------------------------------------------------------------- seeds
+
+
+def new_server_seed() -> str:
+    """A fresh server seed: 32 bytes from the OS, as 64 lowercase hex characters."""
+    return os.urandom(SERVER_SEED_BYTES).hex()
+
+
+def new_client_seed() -> str:
+    """The client's default seed: 16 random bytes as 32 lowercase hex characters."""
+    return secrets.token_hex(16)
+
+
+def validate_server_seed(text: object, field: str = "server_seed") -> str:
+    """A server seed is exactly 64 lowercase hex characters; raises :class:`RecordError`."""
+    if not isinstance(text, str) or _HEX64.fullmatch(text) is None:
+        raise RecordError("must be 64 lowercase hex characters", field=field)
+    return text
+
+
+def validate_client_seed(text: object, field: str = "client_seed") -> str:
+    """A client seed is 1-128 code points encodable as UTF-8; raises :class:`RecordError`."""
+    if not isinstance(text, str):
+        raise RecordError("must be a string", field=field)
+    if not text:
+        raise RecordError("is empty", field=field)
+    if len(text) > MAX_CLIENT_SEED_LENGTH:
+        raise RecordError(
+            f"has {len(text)} characters, the limit is {MAX_CLIENT_SEED_LENGTH}", field=field
+        )
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise RecordError(
+            f"is not encodable as UTF-8 (character {exc.start + 1})", field=field
+        ) from None
+    return text
+
+
+def commitment(server_seed: str) -> str:
+    """Lowercase hex SHA-256 of the server seed's 64 ASCII characters."""
+    return hashlib.sha256(validate_server_seed(server_seed).encode("ascii")).hexdigest()
+
+
+def game_seed(server_seed: str, client_seed: str) -> str:
+    """The game's v1 seed: hex HMAC-SHA256(key=server seed ASCII, msg=client seed UTF-8)."""
+    key = validate_server_seed(server_seed).encode("ascii")
+    message = validate_client_seed(client_seed).encode("utf-8")
+    return hmac.digest(key, message, "sha256").hex()
+
+
+def key_id_of(public_key: bytes) -> str:
+    """A key's id: the first 16 lowercase hex characters of SHA-256 of its raw 32 bytes."""
+    return hashlib.sha256(public_key).hexdigest()[:KEY_ID_HEX_LENGTH]
+
+
+# ---------------------------------------------------------------- canonical bytes
+
+
+_ESCAPES: Final[dict[int, str]] = {
+    **{c: f"\\u{c:04x}" for c in range(0x20)},
+    0x08: "\\b",
+    0x09: "\\t",
+    0x0A: "\\n",
+    0x0C: "\\f",
+    0x0D: "\\r",
+    0x22: '\\"',
+    0x5C: "\\\\",
+}
+
+
+def _string(text: str, where: str) -> str:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise RecordError(
+            f"has a lone surrogate (character {exc.start + 1}); it has no canonical form",
+            field=where,
+        ) from None
+    return '"' + text.translate(_ESCAPES) + '"'
+
+
+def _utf16_order(key: str) -> bytes:
+    """Sort key: UTF-16 code units, as RFC 8785 says (big-endian bytes compare the same)."""
+    return key.encode("utf-16-be")
+
+
+def _canonical(value: Any, where: str, out: list[str]) -> None:
+    if value is None:
+        out.append("null")
+    elif value is True:
+        out.append("true")
+    elif value is False:
+        out.append("false")
+    elif isinstance(value, int) and not isinstance(value, float):
+        if abs(value) > MAX_CANONICAL_INTEGER:
+            raise RecordError(f"{value} is beyond ±2^53; it has no canonical form", field=where)
+        out.append(str(int(value)))
+    elif isinstance(value, float):
+        raise RecordError(
+            f"{value!r} is not an integer; a signed record holds integers only", field=where
+        )
+    elif isinstance(value, str):
+        out.append(_string(value, where))
+    elif isinstance(value, list | tuple):
+        out.append("[")
+        for i, item in enumerate(value):
+            if i:
+                out.append(",")
+            _canonical(item, f"{where}[{i}]", out)
+        out.append("]")
+    elif isinstance(value, Mapping):
+        for key in value:
+            if not isinstance(key, str):
+                raise RecordError(f"key {key!r} is not a string", field=where)
+            _string(key, f"{where}.{key}" if where else key)
+        out.append("{")
+        for i, key in enumerate(sorted(value, key=_utf16_order)):
+            if i:
+                out.append(",")
+            out.append(_string(key, where))
+            out.append(":")
+            _canonical(value[key], f"{where}.{key}" if where else key, out)
+        out.append("}")
+    else:
+        raise RecordError(f"{type(value).__name__} is not a JSON value", field=where)
+
+
+def canonical_bytes(record_dict: Mapping[str, Any]) -> bytes:
+    """The bytes that are signed: the record object without ``signature``, canonical.
+
+    RFC 8785 (JCS) restricted to integers (schema/SPEC.md, section 11.5):
+    keys sorted by UTF-16 code units at every level, no whitespace, strings
+    escaped only where JSON requires (``"``, ``\\``, U+0000-U+001F, short
+    forms where they exist, else ``\\u00xx`` in lowercase hex), UTF-8.
+    Raises :class:`RecordError` for a non-integer number, an integer beyond
+    ±2^53 or a lone surrogate: such a record cannot be signed or verified.
+    """
+    body = {key: value for key, value in record_dict.items() if key != "signature"}
+    out: list[str] = []
+    _canonical(body, "", out)
+    return "".join(out).encode("utf-8")
+
+
+# ---------------------------------------------------------------- the fair object
+
+
+def _timestamp(value: object, field: str) -> str:
+    if not isinstance(value, str) or _TIMESTAMP.fullmatch(value) is None:
+        raise RecordError("must be an RFC 3339 time such as 2026-11-30T12:00:00Z", field=field)
+    return value
+
+
+def _game_id(value: object, field: str) -> str | int:
+    if isinstance(value, int) and not isinstance(value, bool | float):
+        if not 0 <= value <= MAX_CANONICAL_INTEGER:
+            raise RecordError(f"{value} is outside 0..2^53", field=field)
+        return value
+    if isinstance(value, str) and 1 <= len(value) <= MAX_GAME_ID_LENGTH:
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise RecordError("is not encodable as UTF-8", field=field) from None
+        return value
+    raise RecordError(
+        f"must be an integer from 0 to 2^53 or a string of 1 to {MAX_GAME_ID_LENGTH} characters",
+        field=field,
+    )
+
+
+@attrs.frozen(slots=True)
+class FairInfo:
+    """The ``fair`` object of a finished fair record (schema/SPEC.md, section 11.4)."""
+
+    commitment: str
+    server_seed: str
+    client_seed: str
+    key_id: str
+    game_id: str | int
+    started: str
+    ended: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object, keys in the spec's order."""
+        return {key: getattr(self, key) for key in FAIR_KEYS}
+
+    @classmethod
+    def from_dict(cls, obj: object) -> FairInfo:
+        """Read and check a ``fair`` object; raises :class:`RecordError` naming ``fair.<key>``."""
+        if not isinstance(obj, Mapping):
+            raise RecordError("must be an object", field="fair")
+        for key in obj:
+            if key not in FAIR_KEYS:
+                raise RecordError("is not a key of the fair object", field=f"fair.{key}")
+        for key in FAIR_KEYS:
+            if key not in obj:
+                raise RecordError("is missing", field=f"fair.{key}")
+        key_id = obj["key_id"]
+        if not isinstance(key_id, str) or _KEY_ID.fullmatch(key_id) is None:
+            raise RecordError("must be 16 lowercase hex characters", field="fair.key_id")
+        return cls(
+            commitment=validate_server_seed(obj["commitment"], "fair.commitment"),
+            server_seed=validate_server_seed(obj["server_seed"], "fair.server_seed"),
+            client_seed=validate_client_seed(obj["client_seed"], "fair.client_seed"),
+            key_id=key_id,
+            game_id=_game_id(obj["game_id"], "fair.game_id"),
+            started=_timestamp(obj["started"], "fair.started"),
+            ended=_timestamp(obj["ended"], "fair.ended"),
+        )
+
+
+def validate_signature_text(value: object) -> str:
+    """A signature is 128 lowercase hex characters (64 bytes); raises :class:`RecordError`."""
+    if not isinstance(value, str) or _SIGNATURE.fullmatch(value) is None:
+        raise RecordError("must be 128 lowercase hex characters (64 bytes)", field="signature")
+    return value
+
+
+def validate_fair_fields(data: Mapping[str, Any]) -> None:
+    """What the record reader checks of ``fair`` and ``signature`` (structure only).
+
+    A ``signature`` needs a ``fair`` object, and a signed record must have
+    canonical bytes (integers only, no lone surrogates).
+    """
+    if "fair" in data:
+        FairInfo.from_dict(data["fair"])
+    if "signature" in data:
+        validate_signature_text(data["signature"])
+        if "fair" not in data:
+            raise RecordError("a signature needs a fair object", field="signature")
+        canonical_bytes(data)
+
+
+def fair_info(record: Record) -> FairInfo | None:
+    """The record's ``fair`` object, or None for a self-seeded record."""
+    obj = record.extra.get("fair")
+    return None if obj is None else FairInfo.from_dict(obj)
+
+
+# ---------------------------------------------------------------- checking
+
+
+class SignatureChecker(Protocol):
+    """What :func:`check_fair` needs of a trusted key (:class:`signing.TrustedKey`)."""
+
+    @property
+    def key_id(self) -> str: ...
+
+    def verify(self, record_dict: Mapping[str, Any]) -> tuple[str, ...]: ...
+
+
+@attrs.frozen(slots=True)
+class FairCheck:
+    """The fair-play verdict on one record.
+
+    ``status`` is "self-seeded" (no ``fair`` object), "fair" (commitment,
+    derivation and the signature by a trusted key all hold), "unchecked"
+    (commitment and derivation hold, but no trusted key was given, so
+    anyone could have written the record) or "not fair" (a check failed).
+    ``signature`` says whether the signature was checked against a trusted
+    key (None when self-seeded).
+    """
+
+    status: Status
+    signature: SignatureState | None
+    reasons: tuple[str, ...] = ()
+    key_id: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """False only for a fair record that failed a check."""
+        return self.status != "not fair"
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"fair", "signature"}`` as in ``twenty48 verify --json``."""
+        return {"fair": self.status, "signature": self.signature}
+
+
+def check_fair(record: Record, trusted: SignatureChecker | None = None) -> FairCheck:
+    """Check a record's fair-play claims (schema/SPEC.md, section 11.7).
+
+    Always: the commitment is the SHA-256 of the revealed server seed, and
+    the record's seed is derived from server and client seed.  With a
+    ``trusted`` key: the record is signed, by that key, over its canonical
+    bytes.  Reasons are prefixed "fair: " so they read well among replay reasons.
+    """
+    raw = record.extra.get("fair")
+    if raw is None:
+        return FairCheck("self-seeded", None)
+    state: SignatureState = "unchecked" if trusted is None else "checked"
+    try:
+        info = FairInfo.from_dict(raw)
+    except RecordError as exc:
+        return FairCheck("not fair", state, (f"fair: {exc.message}",))
+    reasons = []
+    revealed = commitment(info.server_seed)
+    if revealed != info.commitment:
+        reasons.append(
+            f"fair: commitment {info.commitment} does not match server_seed: "
+            f"its SHA-256 is {revealed}"
+        )
+    derived = game_seed(info.server_seed, info.client_seed)
+    if derived != record.seed:
+        shown = json.dumps(record.seed, ensure_ascii=False)
+        reasons.append(
+            f"fair: seed {shown} does not match server_seed and client_seed: "
+            f"HMAC-SHA256 gives {derived}"
+        )
+    if trusted is not None:
+        if "signature" not in record.extra:
+            reasons.append(f"fair: no signature to check with the trusted key {trusted.key_id}")
+        else:
+            reasons.extend(f"fair: {reason}" for reason in trusted.verify(record.to_dict()))
+    passed: Status = "unchecked" if trusted is None else "fair"
+    return FairCheck(
+        "not fair" if reasons else passed,
+        state,
+        tuple(reasons),
+        None if trusted is None else trusted.key_id,
+    )

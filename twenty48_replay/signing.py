@@ -1,0 +1,354 @@
+"""Ed25519 keys of a score server: signing finished fair records, and checking them.
+
+The only module that uses ``cryptography``, and only inside the functions
+that sign or verify, so importing it (to read a key file, say) costs
+nothing; ``twenty48 verify`` imports it only when ``--trust`` is given.
+
+Final API::
+
+    ServerKey.load_or_create(path) -> ServerKey    # PKCS#8 PEM, file mode 0600, made atomically
+    ServerKey.load(path) / ServerKey.generate() / ServerKey.from_private_bytes(seed32)
+        .key_id: str            # first 16 hex of SHA-256(raw 32-byte public key)
+        .public_key: bytes      # raw 32 bytes;  .public_key_hex: str
+        .well_known() -> dict   # /.well-known/twenty48-key: algorithm, key_id, public_key
+        .public_pem() -> bytes  # SubjectPublicKeyInfo PEM, for --trust FILE
+        .sign_record(record_dict) -> dict   # a new dict: the record plus "signature" (128 hex)
+        .trusted() -> TrustedKey
+    TrustedKey(public_key: bytes)
+        .from_file(path) / .from_pem(bytes) / .from_well_known(obj) ; .key_id
+        .verify(record_dict) -> tuple[str, ...]   # reasons; () when the signature is good
+    load_trusted(path_or_url: str) -> TrustedKey  # KeyFileError (exit 2) when unusable
+
+Key files (schema/SPEC.md, section 11.6): the private key is PKCS#8 PEM,
+unencrypted, mode 0600.  A private key file that group or others may read
+is refused (as ssh does): the key signs every ranked game, and a key that
+leaked cannot be told apart from the server.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import json
+import os
+import secrets
+import stat
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+import attrs
+
+from twenty48_replay.errors import KeyFileError, RecordError
+from twenty48_replay.fair import (
+    SIGNATURE_HEX_LENGTH,
+    canonical_bytes,
+    key_id_of,
+    validate_signature_text,
+)
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+ALGORITHM: Final = "Ed25519"
+WELL_KNOWN_PATH: Final = "/.well-known/twenty48-key"
+MAX_KEY_FILE_BYTES: Final = 64 * 1024
+FETCH_TIMEOUT: Final = 10.0
+#: DER prefix of an Ed25519 SubjectPublicKeyInfo (RFC 8410); the raw key follows.
+SPKI_PREFIX: Final = bytes.fromhex("302a300506032b6570032100")
+_PUBLIC_PEM_HEAD: Final = b"-----BEGIN PUBLIC KEY-----"
+_PUBLIC_PEM_TAIL: Final = b"-----END PUBLIC KEY-----"
+
+
+def _read_bounded(path: Path) -> bytes:
+    try:
+        with path.open("rb") as f:
+            data = f.read(MAX_KEY_FILE_BYTES + 1)
+    except OSError as exc:
+        raise KeyFileError(f"cannot read key file {path}: {exc.strerror or exc}") from None
+    if len(data) > MAX_KEY_FILE_BYTES:
+        raise KeyFileError(f"key file {path} is over {MAX_KEY_FILE_BYTES} bytes: not a key")
+    return data
+
+
+# ---------------------------------------------------------------- the server's key
+
+
+class ServerKey:
+    """The server's private signing key (Ed25519)."""
+
+    __slots__ = ("_private", "public_key")
+
+    def __init__(self, private: Ed25519PrivateKey) -> None:
+        from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+        self._private = private
+        self.public_key: bytes = private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+
+    @property
+    def key_id(self) -> str:
+        """First 16 hex characters of SHA-256 of the raw public key."""
+        return key_id_of(self.public_key)
+
+    @property
+    def public_key_hex(self) -> str:
+        """The raw 32-byte public key as 64 lowercase hex characters."""
+        return self.public_key.hex()
+
+    @classmethod
+    def generate(cls) -> ServerKey:
+        """A new random key (not stored anywhere)."""
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+        return cls(Ed25519PrivateKey.generate())
+
+    @classmethod
+    def from_private_bytes(cls, seed: bytes) -> ServerKey:
+        """The key of a 32-byte private seed (RFC 8032), e.g. the test vectors' key."""
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+        return cls(Ed25519PrivateKey.from_private_bytes(seed))
+
+    def private_pem(self) -> bytes:
+        """The private key as unencrypted PKCS#8 PEM (what the key file holds)."""
+        from cryptography.hazmat.primitives.serialization import (
+            Encoding,
+            NoEncryption,
+            PrivateFormat,
+        )
+
+        return self._private.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())
+
+    def public_pem(self) -> bytes:
+        """The public key as SubjectPublicKeyInfo PEM, a file ``verify --trust`` reads."""
+        body = base64.encodebytes(SPKI_PREFIX + self.public_key).replace(b"\n", b"")
+        return _PUBLIC_PEM_HEAD + b"\n" + body + b"\n" + _PUBLIC_PEM_TAIL + b"\n"
+
+    def well_known(self) -> dict[str, str]:
+        """The body of ``GET /.well-known/twenty48-key``."""
+        return {"algorithm": ALGORITHM, "key_id": self.key_id, "public_key": self.public_key_hex}
+
+    def trusted(self) -> TrustedKey:
+        """The public half, as a verifier holds it."""
+        return TrustedKey(self.public_key)
+
+    def sign(self, data: bytes) -> bytes:
+        """The 64-byte Ed25519 signature of ``data``."""
+        signature: bytes = self._private.sign(data)
+        return signature
+
+    def sign_record(self, record_dict: Mapping[str, Any]) -> dict[str, Any]:
+        """A new dict: the record (any old signature dropped) plus ``signature`` last.
+
+        Refuses (:class:`RecordError`) a record without a ``fair`` object
+        naming this key, or one without canonical bytes (a non-integer number).
+        """
+        fair = record_dict.get("fair")
+        if not isinstance(fair, Mapping) or fair.get("key_id") != self.key_id:
+            raise RecordError(f"must name this key's id {self.key_id}", field="fair.key_id")
+        out = {key: value for key, value in record_dict.items() if key != "signature"}
+        out["signature"] = self.sign(canonical_bytes(out)).hex()
+        return out
+
+    @classmethod
+    def load(cls, path: Path) -> ServerKey:
+        """Read a private key file; refuses one that group or others may read."""
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+        from cryptography.hazmat.primitives.serialization import load_pem_private_key
+
+        try:
+            mode = path.stat().st_mode
+        except OSError as exc:
+            raise KeyFileError(f"cannot read key file {path}: {exc.strerror or exc}") from None
+        if mode & (stat.S_IRWXG | stat.S_IRWXO):
+            raise KeyFileError(
+                f"private key file {path} is open to group or others "
+                f"(mode {stat.S_IMODE(mode):04o}); run: chmod 600 {path}"
+            )
+        data = _read_bounded(path)
+        try:
+            key = load_pem_private_key(data, password=None)
+        except (ValueError, TypeError) as exc:
+            raise KeyFileError(f"{path} is not an unencrypted PEM private key: {exc}") from None
+        if not isinstance(key, Ed25519PrivateKey):
+            raise KeyFileError(f"{path} holds a {type(key).__name__}, not an Ed25519 key")
+        return cls(key)
+
+    @classmethod
+    def load_or_create(cls, path: Path) -> ServerKey:
+        """The key in ``path``, made first if the file does not exist.
+
+        Creation is atomic and never exposes the key: it is written to a
+        temporary file opened with mode 0600, synced, then hard-linked to
+        ``path`` (which fails if another process made the key meanwhile; then
+        that key is used, so several workers always share one key).
+        """
+        if path.exists():
+            return cls.load(path)
+        key = cls.generate()
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except OSError as exc:
+            raise KeyFileError(f"cannot create key file {path}: {exc.strerror or exc}") from None
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(key.private_pem())
+                f.flush()
+                os.fsync(f.fileno())
+            try:
+                os.link(tmp, path)
+            except FileExistsError:
+                return cls.load(path)
+            except OSError as exc:
+                raise KeyFileError(
+                    f"cannot create key file {path}: {exc.strerror or exc}"
+                ) from None
+            with contextlib.suppress(OSError):
+                dir_fd = os.open(path.parent, os.O_RDONLY)
+                try:
+                    os.fsync(dir_fd)
+                finally:
+                    os.close(dir_fd)
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        return key
+
+
+# ---------------------------------------------------------------- a verifier's key
+
+
+@attrs.frozen(slots=True)
+class TrustedKey:
+    """A public key a verifier trusts; picklable (raw bytes), so verify workers get it."""
+
+    public_key: bytes = attrs.field()
+
+    @public_key.validator
+    def _check(self, _attribute: object, value: bytes) -> None:
+        if len(value) != 32:
+            raise KeyFileError(f"an Ed25519 public key is 32 bytes, not {len(value)}")
+
+    @property
+    def key_id(self) -> str:
+        """First 16 hex characters of SHA-256 of the raw public key."""
+        return key_id_of(self.public_key)
+
+    @classmethod
+    def from_well_known(cls, obj: object) -> TrustedKey:
+        """From the JSON of ``/.well-known/twenty48-key``; the key id must match the key."""
+        if not isinstance(obj, Mapping) or obj.get("algorithm") != ALGORITHM:
+            raise KeyFileError('not a twenty48 key: expected {"algorithm": "Ed25519", ...}')
+        hex_key = obj.get("public_key")
+        if not isinstance(hex_key, str) or len(hex_key) != 64:
+            raise KeyFileError("public_key must be 64 lowercase hex characters")
+        try:
+            key = cls(bytes.fromhex(hex_key))
+        except ValueError:
+            raise KeyFileError("public_key must be 64 lowercase hex characters") from None
+        if hex_key != hex_key.lower():
+            raise KeyFileError("public_key must be 64 lowercase hex characters")
+        if obj.get("key_id") != key.key_id:
+            raise KeyFileError(
+                f"key_id {obj.get('key_id')!r} does not match the public key ({key.key_id})"
+            )
+        return key
+
+    @classmethod
+    def from_pem(cls, data: bytes) -> TrustedKey:
+        """From a SubjectPublicKeyInfo PEM of an Ed25519 key (RFC 8410)."""
+        text = data.strip()
+        if b"PRIVATE KEY" in text:
+            raise KeyFileError("this is a private key; give the server's public key")
+        if not (text.startswith(_PUBLIC_PEM_HEAD) and text.endswith(_PUBLIC_PEM_TAIL)):
+            raise KeyFileError("not a PEM public key (-----BEGIN PUBLIC KEY-----)")
+        body = text[len(_PUBLIC_PEM_HEAD) : -len(_PUBLIC_PEM_TAIL)]
+        try:
+            der = base64.b64decode(b"".join(body.split()), validate=True)
+        except ValueError:
+            raise KeyFileError("the PEM public key is not valid base64") from None
+        if len(der) != len(SPKI_PREFIX) + 32 or not der.startswith(SPKI_PREFIX):
+            raise KeyFileError("the PEM public key is not an Ed25519 key")
+        return cls(der[len(SPKI_PREFIX) :])
+
+    @classmethod
+    def from_bytes(cls, data: bytes, where: str) -> TrustedKey:
+        """From a key file's bytes: PEM public key, or the well-known JSON."""
+        try:
+            if data.lstrip().startswith(b"{"):
+                try:
+                    obj = json.loads(data)
+                except ValueError:
+                    raise KeyFileError("not JSON") from None
+                return cls.from_well_known(obj)
+            return cls.from_pem(data)
+        except KeyFileError as exc:
+            raise KeyFileError(f"{where}: {exc}") from None
+
+    @classmethod
+    def from_file(cls, path: Path) -> TrustedKey:
+        """From a file: a PEM public key, or the JSON of ``/.well-known/twenty48-key``."""
+        return cls.from_bytes(_read_bounded(path), str(path))
+
+    def verify(self, record_dict: Mapping[str, Any]) -> tuple[str, ...]:
+        """Why the record's signature is not this key's over its canonical bytes; () if it is."""
+        fair = record_dict.get("fair")
+        named = fair.get("key_id") if isinstance(fair, Mapping) else None
+        if named != self.key_id:
+            return (f"signed by key {named}, not by the trusted key {self.key_id}",)
+        try:
+            signature = bytes.fromhex(validate_signature_text(record_dict.get("signature")))
+            data = canonical_bytes(record_dict)
+        except RecordError as exc:
+            return (exc.message,)
+        assert len(signature) * 2 == SIGNATURE_HEX_LENGTH
+        from cryptography.exceptions import InvalidSignature
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+        try:
+            Ed25519PublicKey.from_public_bytes(self.public_key).verify(signature, data)
+        except InvalidSignature:
+            return (
+                f"signature does not verify with the trusted key {self.key_id}: "
+                "the record was changed after signing, or another key signed it",
+            )
+        return ()
+
+
+def load_trusted(path_or_url: str) -> TrustedKey:
+    """The key named by ``verify --trust``: a file, or an http(s) server whose key is fetched.
+
+    For a URL the key comes from ``<url>/.well-known/twenty48-key`` (or the
+    URL itself if it already ends so), with a 10 s timeout and at most
+    64 KiB read.  Every failure is one :class:`KeyFileError` line (exit 2).
+    """
+    if path_or_url.startswith(("http://", "https://")):
+        return _fetch(path_or_url)
+    return TrustedKey.from_file(Path(path_or_url))
+
+
+def _fetch(url: str) -> TrustedKey:
+    import urllib.error
+    import urllib.request
+
+    target = url if url.rstrip("/").endswith(WELL_KNOWN_PATH) else url.rstrip("/") + WELL_KNOWN_PATH
+    request = urllib.request.Request(target, headers={"Accept": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=FETCH_TIMEOUT) as response:
+            data = response.read(MAX_KEY_FILE_BYTES + 1)
+    except urllib.error.HTTPError as exc:
+        raise KeyFileError(f"cannot fetch the key from {target}: HTTP {exc.code}") from None
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", None) or exc
+        raise KeyFileError(f"cannot fetch the key from {target}: {reason}") from None
+    if len(data) > MAX_KEY_FILE_BYTES:
+        raise KeyFileError(f"{target}: the answer is over {MAX_KEY_FILE_BYTES} bytes: not a key")
+    try:
+        obj = json.loads(data)
+    except ValueError:
+        raise KeyFileError(f"{target}: the answer is not JSON") from None
+    try:
+        return TrustedKey.from_well_known(obj)
+    except KeyFileError as exc:
+        raise KeyFileError(f"{target}: {exc}") from None
