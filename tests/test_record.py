@@ -124,7 +124,7 @@ def test_unreadable_records_name_the_field(field: str, value: Any, message: str)
             '{"format":"twenty48-record","version":1,"seed":"s","moves":"","score":'
             + "9" * 5000
             + "}",
-            "not JSON this reader accepts",
+            r"is over the limit of 2\^53",
         ),
     ],
 )
