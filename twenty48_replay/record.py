@@ -131,8 +131,14 @@ class BigInteger:
         return self.digits.startswith("-")
 
 
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
 def dumps_value(value: Any, *, indent: int | None = None, ensure_ascii: bool = False) -> str:
     """JSON text of a value read by this module, :class:`BigInteger` digits included.
+
+    Text with a lone surrogate is written with every non-ASCII character
+    escaped (``\\udc00``), since it has no UTF-8 form.
 
     The standard encoder cannot write raw number text, so each big integer
     first becomes a string holding a random marker, then the quoted marker
@@ -148,14 +154,17 @@ def dumps_value(value: Any, *, indent: int | None = None, ensure_ascii: bool = F
         raise TypeError(f"{type(obj).__name__} is not JSON")
 
     separators = (",", ":") if indent is None else (",", ": ")
-    text = json.dumps(
-        value,
-        ensure_ascii=ensure_ascii,
-        indent=indent,
-        separators=separators,
-        allow_nan=False,
-        default=default,
-    )
+    options: dict[str, Any] = {
+        "indent": indent,
+        "separators": separators,
+        "allow_nan": False,
+        "default": default,
+    }
+    text = json.dumps(value, ensure_ascii=ensure_ascii, **options)
+    if not ensure_ascii and _SURROGATE.search(text):
+        # A lone surrogate (readable, SPEC 6.3) has no UTF-8: escape it, so the text stays writable.
+        found.clear()
+        text = json.dumps(value, ensure_ascii=True, **options)
     if found:
         quoted = json.dumps(marker)[:-1]  # '"\u0000<hex>:' as the encoder writes it
         text = re.sub(re.escape(quoted) + r'(\d+)"', lambda m: found[int(m.group(1))], text)
@@ -238,8 +247,8 @@ def loads_strict(text: str | bytes, *, bom: bool = True) -> Any:
     """Parse JSON the way the spec demands (UTF-8, no duplicate keys, no NaN, the limits).
 
     ``bom`` allows one byte order mark at the very start; the readers of
-    :mod:`twenty48_replay.sources` strip the one at the start of a file
-    themselves and pass ``bom=False``, so a BOM anywhere else is an error.
+    :mod:`twenty48_replay.sources` pass ``bom=True`` only for the record
+    that starts a file or stream, so a BOM anywhere else is an error.
     """
     data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
     if len(data) > MAX_INPUT_BYTES:
