@@ -30,7 +30,7 @@ RESERVED |= {"assisted", *METADATA_KEYS}
 @st.composite
 def games(draw: st.DrawFn) -> tuple[str, str, int]:
     """A seed and a string of valid moves, with its score."""
-    seed = draw(st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=40))
+    seed = draw(st.text(st.characters(exclude_categories=["Cs"]), min_size=1, max_size=40))
     state = GameState.new(seed)
     letters = []
     for direction in draw(st.lists(st.sampled_from(list(Direction)), max_size=30)):
