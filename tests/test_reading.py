@@ -152,3 +152,18 @@ def test_readers_never_raise(tmp_path: Path) -> None:
     weird = list(read_raw("-", io.BytesIO(b"\x0b\n\x0c")))
     assert [(r.index, r.data) for r in weird] == [(1, b"\x0b"), (2, b"\x0c")]
     assert all(r.parse().error is not None for r in weird)
+
+
+def test_a_directory_does_not_follow_links_to_directories(tmp_path: Path) -> None:
+    """SPEC 8.1 (command line): record files below a directory, sorted, links to dirs skipped."""
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "b.json").write_bytes(GOOD)
+    (tmp_path / "in" / "a.jsonl").write_bytes(GOOD + b"\n")
+    (tmp_path / "in" / "a.txt").write_bytes(GOOD)
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "c.json").write_bytes(GOOD)
+    (tmp_path / "in" / "link").symlink_to(tmp_path / "out", target_is_directory=True)
+    (tmp_path / "in" / "loop").symlink_to(tmp_path / "in", target_is_directory=True)
+    code, objs = results(str(tmp_path / "in"))
+    assert code == 0
+    assert [o["file"] for o in objs] == [str(tmp_path / "in" / n) for n in ("a.jsonl", "b.json")]
