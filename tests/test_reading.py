@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -167,3 +169,16 @@ def test_a_directory_does_not_follow_links_to_directories(tmp_path: Path) -> Non
     code, objs = results(str(tmp_path / "in"))
     assert code == 0
     assert [o["file"] for o in objs] == [str(tmp_path / "in" / n) for n in ("a.jsonl", "b.json")]
+
+
+def test_closed_standard_input_is_one_unreadable_result() -> None:
+    exe = Path(sys.executable).with_name("twenty48")
+    done = subprocess.run(
+        ["sh", "-c", f"exec '{exe}' verify --json - <&-"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    assert json.loads(done.stdout)["error"] == "-: cannot be read: standard input is closed"
+    assert "Traceback" not in done.stderr

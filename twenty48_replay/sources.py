@@ -213,7 +213,14 @@ def _detect(stream: BinaryIO, source: str) -> Iterator[RawRecord]:
 def read_raw(path: str, stdin: BinaryIO | None = None) -> Iterator[RawRecord]:
     """Every record of one input (a file path or ``-``), unparsed, in order."""
     if path == STDIN:
-        yield from _detect(stdin if stdin is not None else sys.stdin.buffer, STDIN)
+        stream = stdin if stdin is not None else getattr(sys.stdin, "buffer", None)
+        if stream is None:  # started with standard input closed
+            yield _failure(STDIN, "cannot be read: standard input is closed")
+            return
+        try:
+            yield from _detect(stream, STDIN)
+        except (OSError, ValueError) as exc:  # ValueError: standard input is closed
+            yield _failure(STDIN, f"cannot be read: {getattr(exc, 'strerror', None) or exc}")
         return
     try:
         stream = open(path, "rb")  # noqa: SIM115 - closed below, after streaming
