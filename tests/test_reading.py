@@ -182,3 +182,12 @@ def test_closed_standard_input_is_one_unreadable_result() -> None:
     assert done.returncode == 2, done.stderr
     assert json.loads(done.stdout)["error"] == "-: cannot be read: standard input is closed"
     assert "Traceback" not in done.stderr
+
+
+def test_value_count_is_linear_on_unterminated_strings(tmp_path: Path) -> None:
+    """Thousands of unclosed ``"\\`` before a million commas: refused at once, not in hours."""
+    hostile = tmp_path / "hostile.json"
+    hostile.write_bytes(b'"\\' * 3_000_000 + b"," * (MAX_VALUES + 1))
+    done = run_cli("verify", "--json", str(hostile), timeout=60)
+    assert done.returncode == 2
+    assert json.loads(done.stdout)["error"].startswith(f"{hostile}:1: not JSON: Invalid \\escape")

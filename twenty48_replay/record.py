@@ -217,7 +217,9 @@ def _short(text: str) -> str:
     return text if len(text) <= 24 else f"{text[:10]}...{text[-10:]} ({len(text):,} characters)"
 
 
-_STRING_BYTES: Final = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+#: A JSON string, or an unterminated one up to the end (possessive: linear on any input;
+#: with backtracking, thousands of unclosed ``"\\`` made the scan quadratic).
+_STRING_BYTES: Final = re.compile(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+(?:"|\\?\Z)', re.DOTALL)
 
 
 def count_values(data: bytes) -> int:
