@@ -363,11 +363,12 @@ def validate_record_dict(data: object) -> dict[str, Any]:
     if data["format"] != FORMAT:
         raise RecordError(f"{_describe(data['format'])} is not {FORMAT!r}", field="format")
     version = data["version"]
-    if isinstance(version, bool) or not isinstance(version, int):
+    if isinstance(version, bool) or not isinstance(version, (int, BigInteger)):
         raise RecordError(f"{_describe(version)} is not an integer", field="version")
     if version != VERSION:
         raise RecordError(
-            f"version {version} is not supported (this reader knows 1)", field="version"
+            f"version {_describe(version)} is not supported (this reader knows 1)",
+            field="version",
         )
     seed = data["seed"]
     if not isinstance(seed, str):
