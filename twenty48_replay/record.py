@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
-import secrets
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -145,7 +145,7 @@ def dumps_value(value: Any, *, indent: int | None = None, ensure_ascii: bool = F
     is replaced by the digits.  Use this (not ``json.dumps``) for ``extra``.
     """
     found: list[str] = []
-    marker = "\x00" + secrets.token_hex(8) + ":"
+    marker = "\x00" + os.urandom(8).hex() + ":"
 
     def default(obj: object) -> str:
         if isinstance(obj, BigInteger):
