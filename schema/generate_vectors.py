@@ -193,6 +193,112 @@ def sample_records(game: dict[str, Any]) -> dict[str, tuple[dict[str, Any] | str
     }
 
 
+BOM = b"\xef\xbb\xbf"
+MAX_VALUES = 1_000_000
+
+
+def _line(obj: dict[str, Any]) -> bytes:
+    return json.dumps(obj, ensure_ascii=False).encode("utf-8")
+
+
+def _values(count: int) -> bytes:
+    """A small valid record holding exactly ``count`` JSON values (an array of zeros in "x")."""
+    own = 7  # the record object, its five fields and "x"
+    return b'{"format":"twenty48-record","version":1,"seed":"s","moves":"","score":0,"x":[' + (
+        b",".join([b"0"] * (count - own)) + b"]}"
+    )
+
+
+def reading_records(game: dict[str, Any]) -> dict[str, tuple[bytes, str]]:
+    """One-record ``.json`` files for the reading rules of SPEC 6.3, 6.4, 7 and 8.1."""
+    seed, moves, final = game["seed"], game["moves"], game["final"]
+    good = _line(record(seed, moves, final["score"]))
+    head = b'{"format":"twenty48-record","version":1,"seed":"s","moves":"","score":0,'
+    return {
+        "reading-empty": (b"", "unreadable"),
+        "reading-whitespace-only": (b" \n\t\r\n", "unreadable"),
+        "reading-bom": (BOM + good, "valid"),
+        "reading-double-bom": (BOM + BOM + good, "unreadable"),
+        "reading-bom-after-whitespace": (b" " + BOM + good, "unreadable"),
+        "reading-vt-around-record": (b"\x0b" + good, "unreadable"),
+        "unknown-huge-integers": (
+            head + b'"x":[1' + b"0" * 5000 + b",-" + b"9" * 5000 + b"]}",
+            "valid",
+        ),
+        "unknown-floats-exact": (
+            head + b'"x":[0.1,1e300,5e-324,-0.0,1E2,2.5e-308,0e-999,1.7976931348623157e308]}',
+            "valid",
+        ),
+        "unknown-float-too-large": (head + b'"x":1e400}', "unreadable"),
+        "unknown-float-too-small": (head + b'"x":1e-400}', "unreadable"),
+        "malformed-score-huge-integer": (
+            head[:-10] + b'"score":1' + b"0" * 5000 + b"}",
+            "unreadable",
+        ),
+        "values-at-limit": (_values(MAX_VALUES), "valid"),
+        "values-over-limit": (_values(MAX_VALUES + 1), "unreadable"),
+    }
+
+
+def reading_inputs(game: dict[str, Any]) -> dict[str, tuple[bytes, str, list[list[Any]]]]:
+    """Inputs holding any number of records: (bytes, how to read them, [[index, verdict]...]).
+
+    ``"path"``: give the file's path to the verifier; ``"stdin"``: feed its
+    bytes to standard input (``-``).  A ``.txt`` path is read like stdin.
+    """
+    seed, moves, final = game["seed"], game["moves"], game["final"]
+    good = _line(record(seed, moves, final["score"]))
+    bad = _line(record(seed, moves, final["score"] + 2))
+    pretty = json.dumps(record(seed, moves, final["score"]), indent=2).encode()
+    duplicate = b'{\n  "format": "twenty48-record",\n  "version": 1,\n  "seed": "a",\n' + (
+        b'  "moves": "",\n  "score": 0,\n  "score": 0\n}\n'
+    )
+    return {
+        "lines-bom-line-1.jsonl": (
+            BOM + good + b"\n" + bad + b"\n",
+            "path",
+            [[1, "valid"], [2, "invalid"]],
+        ),
+        "lines-bom-line-2.jsonl": (
+            good + b"\n" + BOM + good + b"\n",
+            "path",
+            [[1, "valid"], [2, "unreadable"]],
+        ),
+        "lines-double-bom.jsonl": (
+            BOM + BOM + good + b"\n" + good,
+            "path",
+            [[1, "unreadable"], [2, "valid"]],
+        ),
+        "lines-blank-vt-ff.jsonl": (
+            good + b"\n \t\r\n\x0b\n\x0c\n\n" + good + b"\r\n",
+            "path",
+            [[1, "valid"], [3, "unreadable"], [4, "unreadable"], [6, "valid"]],
+        ),
+        "lines-empty.jsonl": (b"", "path", []),
+        "lines-blank-only.jsonl": (BOM + b" \r\n\n\t\n", "path", []),
+        "stdin-empty.txt": (b"", "stdin", [[1, "unreadable"]]),
+        "stdin-whitespace-only.txt": (b"\n \r\n\t", "stdin", [[1, "unreadable"]]),
+        "stdin-pretty.txt": (BOM + b"\n" + pretty + b"\n\n", "stdin", [[1, "valid"]]),
+        "stdin-pretty-duplicate-key.txt": (duplicate, "stdin", [[1, "unreadable"]]),
+        "stdin-json-lines.txt": (
+            b"\n" + good + b"\n" + bad + b"\n",
+            "stdin",
+            [[2, "valid"], [3, "invalid"]],
+        ),
+        "stdin-broken-then-good.txt": (
+            b"{broken\n" + good + b"\n",
+            "stdin",
+            [[1, "unreadable"], [2, "valid"]],
+        ),
+        "stdin-malformed-pretty.txt": (
+            b'{\n  "format": "twenty48-record",\n\n  "version": 1\n',
+            "stdin",
+            [[1, "unreadable"], [2, "unreadable"], [4, "unreadable"]],
+        ),
+        "stdin-double-bom.txt": (BOM + BOM + good + b"\n", "stdin", [[1, "unreadable"]]),
+    }
+
+
 def dump(path: Path, obj: Any, compact_steps: bool = False) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     text = obj if isinstance(obj, str) else json.dumps(obj, ensure_ascii=False, indent=1)
@@ -211,7 +317,15 @@ def main() -> int:
     for name, (obj, outcome) in samples.items():
         dump(VECTORS / "records" / f"{name}.json", obj)
         expected[f"{name}.json"] = outcome
+    for name, (data, outcome) in reading_records(games[0]).items():
+        (VECTORS / "records" / f"{name}.json").write_bytes(data)
+        expected[f"{name}.json"] = outcome
     dump(VECTORS / "records" / "expected.json", expected)
+    inputs = {}
+    for name, (data, read_as, results) in reading_inputs(games[0]).items():
+        (VECTORS / "records" / name).write_bytes(data)
+        inputs[name] = {"read_as": read_as, "results": results}
+    dump(VECTORS / "records" / "inputs.json", {"version": 1, "inputs": inputs})
     for name in (
         "valid",
         "tampered-score",

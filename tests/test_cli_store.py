@@ -142,7 +142,7 @@ def test_import_reports_each_rejected_record(db: str) -> None:
     )
     assert result.returncode == 2
     assert "tampered-score.json: INVALID, not imported: claimed score" in result.stderr
-    assert "malformed-score-float.json: field 'score'" in result.stderr
+    assert "malformed-score-float.json:1: field 'score'" in result.stderr  # SPEC 8.5: index 1
     assert "1 imported" in result.stderr
     listed = run_cli("list", "--db", db, "--json").stdout.splitlines()
     assert len(listed) == 1

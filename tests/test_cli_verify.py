@@ -25,6 +25,8 @@ def test_vector_records_get_their_exit_code(name: str) -> None:
     obj = json.loads(lines[0])
     assert obj["file"] == str(RECORDS / name)
     assert obj["valid"] == {"valid": True, "invalid": False, "unreadable": None}[EXPECTED[name]]
+    if obj["valid"] is None:  # SPEC 8.5: a single record's error names its index, 1
+        assert obj["error"].startswith(f"{RECORDS / name}:1: "), obj["error"]
     assert "Traceback" not in result.stderr
 
 
@@ -254,3 +256,29 @@ def test_stdin_pretty_document_and_leading_blank_lines() -> None:
     lines = (EXAMPLES / "games.jsonl").read_text()
     result = run_cli("verify", "--json", "-", stdin=("\n" + lines).encode())
     assert [json.loads(x)["index"] for x in result.stdout.splitlines()] == [2, 3, 4, 5, 6, 7]
+
+
+INPUTS: dict[str, dict[str, Any]] = load_json(RECORDS / "inputs.json")["inputs"]
+VERDICT = {"valid": True, "invalid": False, "unreadable": None}
+
+
+@pytest.mark.parametrize("name", sorted(INPUTS))
+def test_vector_inputs_give_their_results_line_by_line(name: str) -> None:
+    """SPEC 8.1's reading rules (BOM, blank lines, stdin detection), as the vectors state them."""
+    case = INPUTS[name]
+    path = RECORDS / name
+    expected = [[index, VERDICT[verdict]] for index, verdict in case["results"]]
+    exit_code = max((EXIT[verdict] for _index, verdict in case["results"]), default=0)
+    ways = [("-",)] if case["read_as"] == "stdin" else []
+    if case["read_as"] == "path" or path.suffix == ".txt":  # any other name reads like stdin
+        ways.append((str(path),))
+    for args in ways:
+        stdin = path.read_bytes() if args == ("-",) else None
+        result = run_cli("verify", "--json", *args, stdin=stdin)
+        objs = [json.loads(line) for line in result.stdout.splitlines()]
+        assert [[o["index"], o["valid"]] for o in objs] == expected, (args, result.stdout)
+        assert result.returncode == exit_code, (args, result.stderr)
+        for obj in objs:
+            if obj["valid"] is None:  # SPEC 8.5: the error names the file and the index
+                assert obj["error"].startswith(f"{args[0]}:{obj['index']}: "), obj["error"]
+        assert "Traceback" not in result.stderr

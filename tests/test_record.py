@@ -6,6 +6,7 @@ import json
 import re
 from typing import Any
 
+import json_texts as jt
 import jsonschema
 import pytest
 from conftest import SCHEMA, load_json
@@ -13,7 +14,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from twenty48_replay import Record, RecordError
-from twenty48_replay.record import MAX_MOVES
+from twenty48_replay.record import _CORE_KEYS, MAX_MOVES
+
+CORE_KEYS = list(_CORE_KEYS)
 
 VALIDATOR = jsonschema.Draft202012Validator(load_json(SCHEMA / "record.schema.json"))
 
@@ -124,7 +127,7 @@ def test_unreadable_records_name_the_field(field: str, value: Any, message: str)
             '{"format":"twenty48-record","version":1,"seed":"s","moves":"","score":'
             + "9" * 5000
             + "}",
-            "not JSON this reader accepts",
+            r"is over the limit of 2\^53",
         ),
     ],
 )
@@ -208,3 +211,72 @@ def test_nesting_limit() -> None:
     assert Record.from_json(nested(64)).extra["x"]
     with pytest.raises(RecordError, match="nested deeper than 100 levels"):
         Record.from_json(nested(150))
+
+
+METADATA_KEYS = ["player", "started", "finished", "client", "notes"]
+
+
+@given(
+    st.dictionaries(st.sampled_from(METADATA_KEYS), jt.ANY_TEXT, max_size=5),
+    st.dictionaries(
+        st.text(max_size=6).filter(lambda k: k not in CORE_KEYS + METADATA_KEYS + ["assisted"]),
+        jt.json_values,
+        max_size=4,
+    ),
+)
+def test_every_readable_record_writes_back_to_the_same_values(
+    metadata: dict[str, str], unknown: dict[str, tuple[str, bool]]
+) -> None:
+    """SPEC 6.3 (issue 9, section 8): read r, write r, read again: the same values, or r refused.
+
+    Metadata strings carry control characters and lone surrogates; unknown
+    keys carry nested values, floats at the edges of a double, integers of
+    hundreds of digits.  Refused exactly when a number overflows or underflows.
+    """
+    members = ['"format":"twenty48-record","version":1,"seed":"s","moves":"LR","score":0']
+    members += [f"{json.dumps(k)}:{json.dumps(v)}" for k, v in metadata.items()]
+    members += [f"{json.dumps(k)}:{text}" for k, (text, _refused) in unknown.items()]
+    text = "{" + ",".join(members) + "}"
+    if any(r for _t, r in unknown.values()):
+        with pytest.raises(RecordError, match="IEEE double"):
+            Record.from_json(text)
+        return
+    record = Record.from_json(text)
+    expected = jt.reference_value(text)
+    assert jt.typed(record.to_dict()) == jt.typed(expected)
+    written = record.to_json()
+    written.encode("utf-8")  # always writable as UTF-8 (lone surrogates come out escaped)
+    again = Record.from_json(written.encode("utf-8"))
+    assert again == record
+    assert jt.typed(again.to_dict()) == jt.typed(record.to_dict())
+    assert again.to_json() == written
+
+
+@pytest.mark.parametrize(
+    ("number", "refused"),
+    [
+        ("1e400", True),
+        ("-1e400", True),
+        ("1e-400", True),
+        ("-2.4e-324", True),
+        ("2.5e-324", False),
+        ("0e-999", False),
+        ("-0.0", False),
+        ("1.7976931348623157e308", False),
+        ("1" + "0" * 5000, False),
+        ("-" + "9" * 100_000, False),
+    ],
+)
+def test_numbers_in_unknown_keys(number: str, refused: bool) -> None:
+    text = '{"format":"twenty48-record","version":1,"seed":"s","moves":"","score":0,"x":'
+    data = (text + number + "}").encode()
+    if refused:
+        with pytest.raises(RecordError, match="IEEE double") as info:
+            Record.from_json(data)
+        assert info.value.exit_code == 2
+        return
+    record = Record.from_json(data)
+    assert record.to_json().endswith(
+        f',"x":{number if "e" not in number else repr(float(number))}}}'
+    )
+    assert Record.from_json(record.to_json()) == record

@@ -11,6 +11,7 @@ from conftest import VECTORS, load_json
 
 from twenty48_replay import Board, Record, SpawnRng, replay, verify
 from twenty48_replay.engine import run
+from twenty48_replay.sources import read_records
 
 GAMES: list[dict[str, Any]] = load_json(VECTORS / "games.json")["games"]
 SPAWNS: list[dict[str, Any]] = load_json(VECTORS / "spawns.json")["spawns"]
@@ -80,3 +81,28 @@ def test_single_spawns(vector: dict[str, Any]) -> None:
         vector["cell"],
         vector["value"],
     )
+
+
+RECORDS = VECTORS / "records"
+EXPECTED_RECORDS: dict[str, str] = load_json(RECORDS / "expected.json")
+EXPECTED_INPUTS: dict[str, dict[str, Any]] = load_json(RECORDS / "inputs.json")["inputs"]
+
+
+def test_every_record_vector_has_its_expected_outcome() -> None:
+    """SPEC 9.3: each sample is described once, in expected.json or inputs.json."""
+    files = {p.name for p in RECORDS.iterdir()} - {"expected.json", "inputs.json"}
+    assert files == set(EXPECTED_RECORDS) | set(EXPECTED_INPUTS)
+    assert not set(EXPECTED_RECORDS) & set(EXPECTED_INPUTS)
+    assert all(name.endswith(".json") for name in EXPECTED_RECORDS)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_RECORDS))
+def test_record_vectors_through_the_library(name: str) -> None:
+    items = list(read_records(str(RECORDS / name)))
+    assert len(items) == 1
+    item = items[0]
+    assert item.index == 1
+    if item.record is None:
+        assert EXPECTED_RECORDS[name] == "unreadable", item.error
+    else:
+        assert EXPECTED_RECORDS[name] == ("valid" if verify(item.record).valid else "invalid")

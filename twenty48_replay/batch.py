@@ -20,6 +20,7 @@ from functools import partial
 from multiprocessing.pool import AsyncResult
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
+from twenty48_replay.record import MAX_INPUT_BYTES
 from twenty48_replay.replay import VerifyResult, verify
 from twenty48_replay.sources import RawRecord, SourcedRecord
 
@@ -29,6 +30,9 @@ if TYPE_CHECKING:
 CHUNK_RECORDS: Final = 200
 CHUNK_BYTES: Final = 64 * 1024  # ~60,000 moves: results start flowing within ~0.15 s
 WINDOW_PER_JOB: Final = 3
+#: Bytes of records sent to workers and not yet answered: with 16 MiB lines and
+#: many jobs, the window of chunks alone would hold hundreds of MB in the main process.
+MAX_IN_FLIGHT_BYTES: Final = 4 * MAX_INPUT_BYTES
 
 Result = dict[str, Any]
 T = TypeVar("T")
@@ -74,6 +78,10 @@ def _verify_chunk(chunk: list[RawRecord], trusted: SignatureChecker | None = Non
 
 def _verified_chunk(chunk: list[RawRecord]) -> list[tuple[SourcedRecord, VerifyResult | None]]:
     return [verified(raw) for raw in chunk]
+
+
+def _size(chunk: list[RawRecord]) -> int:
+    return sum(len(raw.data or b"") for raw in chunk)
 
 
 def _chunks(raws: Iterable[RawRecord]) -> Iterator[list[RawRecord]]:
@@ -136,14 +144,19 @@ def map_chunks(
                 yield from work(chunk)
         return
     with worker_pool(jobs) as pool:
-        pending: deque[AsyncResult[list[T]]] = deque()
+        pending: deque[tuple[AsyncResult[list[T]], int]] = deque()
         window = WINDOW_PER_JOB * jobs
+        in_flight = 0
         for chunk in _prepend(first, second, chunks):
-            pending.append(pool.apply_async(work, (chunk,)))
-            while len(pending) > window:
-                yield from pending.popleft().get()
+            size = _size(chunk)
+            pending.append((pool.apply_async(work, (chunk,)), size))
+            in_flight += size
+            while len(pending) > window or (len(pending) > 1 and in_flight > MAX_IN_FLIGHT_BYTES):
+                done, done_size = pending.popleft()
+                in_flight -= done_size
+                yield from done.get()
         while pending:
-            yield from pending.popleft().get()
+            yield from pending.popleft()[0].get()
 
 
 def verify_many(

@@ -7,11 +7,22 @@ outside the limits, and anything that is not UTF-8, always with a
 :class:`RecordError` that names the field.  Structuring and unstructuring go
 through one cattrs converter; validation happens before it, so the converter
 only ever sees clean data.
+
+Every readable record writes back to the same values (SPEC 6.3): integers of
+any length are kept exactly (those too long for Python's ``int()`` as
+:class:`BigInteger`, their digits), other numbers as the nearest IEEE double,
+and a number that would become infinite or zero on the way is refused.
+Memory stays bounded (SPEC 7): the input is at most 16 MiB and a cheap count
+before parsing refuses more than :data:`MAX_VALUES` JSON values, so no input
+can make the parser build millions of objects.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import os
+import re
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -26,9 +37,14 @@ FORMAT: Final = "twenty48-record"
 VERSION: Final = 1
 MAX_MOVES: Final = 1_000_000
 MAX_INTEGER: Final = 2**53
-MAX_INPUT_BYTES: Final = 64 * 1024 * 1024
+#: Bytes of one record (a .json file, a single-record stdin, one JSON Lines line without its LF).
+MAX_INPUT_BYTES: Final = 16 * 1024 * 1024
+#: JSON values in one record, at every depth, the record object included (SPEC 7).
+MAX_VALUES: Final = 1_000_000
 #: Deepest nesting of arrays/objects accepted (the spec asks for at least 64).
 MAX_NESTING: Final = 100
+#: Longer integers stay text (:class:`BigInteger`): ``int()`` is quadratic and capped past 4,300.
+_INT_DIGITS: Final = 640
 TILE_VALUES: Final = frozenset([0] + [2**e for e in range(1, 18)])
 MOVE_LETTERS: Final = frozenset("UDLR")
 #: Optional keys whose meaning the format defines, with their JSON type.
@@ -78,9 +94,12 @@ class Record:
         return None if self.final_board is None else Board.from_rows(self.final_board)
 
     @classmethod
-    def from_json(cls, text: str | bytes) -> Record:
-        """Read one record from JSON text; raises :class:`RecordError`."""
-        return cls.from_dict(loads_strict(text))
+    def from_json(cls, text: str | bytes, *, bom: bool = True) -> Record:
+        """Read one record from JSON text; raises :class:`RecordError`.
+
+        ``bom=False`` refuses a byte order mark (see :func:`loads_strict`).
+        """
+        return cls.from_dict(loads_strict(text, bom=bom))
 
     @classmethod
     def from_dict(cls, data: object) -> Record:
@@ -94,8 +113,68 @@ class Record:
 
     def to_json(self, *, indent: int | None = None) -> str:
         """The record as JSON text (compact unless ``indent`` is given)."""
-        separators = (",", ":") if indent is None else (",", ": ")
-        return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent, separators=separators)
+        return dumps_value(self.to_dict(), indent=indent)
+
+
+@attrs.frozen(slots=True)
+class BigInteger:
+    """A JSON integer too long for ``int()`` (over 640 digits), kept as its exact digits.
+
+    Only unknown keys can hold one (a claim that long is over its limit);
+    :func:`dumps_value` writes it back digit for digit.
+    """
+
+    digits: str
+
+    @property
+    def negative(self) -> bool:
+        """Whether the number is below zero."""
+        return self.digits.startswith("-")
+
+
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def dumps_value(value: Any, *, indent: int | None = None, ensure_ascii: bool = False) -> str:
+    """JSON text of a value read by this module, :class:`BigInteger` digits included.
+
+    Text with a lone surrogate is written with every non-ASCII character
+    escaped (``\\udc00``), since it has no UTF-8 form.
+
+    The standard encoder cannot write raw number text, so each big integer
+    first becomes a string holding a random marker, then the quoted marker
+    is replaced by the digits.  Use this (not ``json.dumps``) for ``extra``.
+    """
+    found: list[str] = []
+    marker = "\x00" + os.urandom(8).hex() + ":"
+
+    def default(obj: object) -> str:
+        if isinstance(obj, BigInteger):
+            found.append(obj.digits)
+            return f"{marker}{len(found) - 1}"
+        raise TypeError(f"{type(obj).__name__} is not JSON")
+
+    separators = (",", ":") if indent is None else (",", ": ")
+    options: dict[str, Any] = {
+        "indent": indent,
+        "separators": separators,
+        "allow_nan": False,
+        "default": default,
+    }
+    text = json.dumps(value, ensure_ascii=ensure_ascii, **options)
+    if not ensure_ascii and _SURROGATE.search(text):
+        # A lone surrogate (readable, SPEC 6.3) has no UTF-8: escape it, so the text stays writable.
+        found.clear()
+        text = json.dumps(value, ensure_ascii=True, **options)
+    if found:
+        quoted = json.dumps(marker)[:-1]  # '"\u0000<hex>:' as the encoder writes it
+        text = re.sub(re.escape(quoted) + r'(\d+)"', lambda m: found[int(m.group(1))], text)
+    return text
+
+
+def loads_value(text: str | bytes) -> Any:
+    """Parse JSON written by :func:`dumps_value` (e.g. stored metadata), big integers too."""
+    return json.loads(text, parse_int=_parse_int)
 
 
 # ---------------------------------------------------------------- reading JSON
@@ -110,39 +189,101 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
-class _Fraction(float):
-    """A JSON number written with a fraction or exponent: never an integer."""
-
-
 def _refuse_constant(name: str) -> Any:
     raise RecordError(f"{name} is not a JSON number")
 
 
-def loads_strict(text: str | bytes) -> Any:
-    """Parse JSON the way the spec demands (UTF-8, no duplicate keys, no NaN)."""
+def _parse_int(digits: str) -> int | BigInteger:
+    return int(digits) if len(digits) <= _INT_DIGITS else BigInteger(digits)
+
+
+_ZERO_SIGNIFICAND: Final = re.compile(r"-?[0.]*(?:[eE].*)?")
+
+
+def _parse_float(text: str) -> float:
+    """A number with a fraction or exponent: the nearest double, if that is the same number.
+
+    SPEC 6.3: out of range (rounds to infinity) or non-zero but rounding to
+    zero is unreadable, so that writing the record back never changes it.
+    """
+    value = float(text)
+    if math.isinf(value):
+        raise RecordError(f"the number {_short(text)} is too large for an IEEE double")
+    if value == 0.0 and not _ZERO_SIGNIFICAND.fullmatch(text):
+        raise RecordError(f"the number {_short(text)} is too small for an IEEE double")
+    return value
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 24 else f"{text[:10]}...{text[-10:]} ({len(text):,} characters)"
+
+
+#: A JSON string, or an unterminated one up to the end (possessive: linear on any input;
+#: with backtracking, thousands of unclosed ``"\\`` made the scan quadratic).
+_STRING_BYTES: Final = re.compile(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+(?:"|\\?\Z)', re.DOTALL)
+
+
+def count_values(data: bytes) -> int:
+    """How many JSON values ``data`` holds, at every depth, the outermost one included.
+
+    Exact for valid JSON, in C-speed passes and without building anything:
+    strings become ``0``, whitespace goes, and then every comma adds a
+    value, as does every ``[`` or ``{`` that is not empty (the first
+    element), plus the outermost value.  A quick bound over the raw bytes
+    settles the usual case (a record holds a few dozen values).
+    """
+    quick = 1 + data.count(b",") + data.count(b"[") + data.count(b"{")
+    if quick <= MAX_VALUES:
+        return quick
+    skeleton = _STRING_BYTES.sub(b"0", data).translate(None, b" \t\r\n")
+    return (
+        1
+        + skeleton.count(b",")
+        + skeleton.count(b"[")
+        + skeleton.count(b"{")
+        - skeleton.count(b"[]")
+        - skeleton.count(b"{}")
+    )
+
+
+def loads_strict(text: str | bytes, *, bom: bool = True) -> Any:
+    """Parse JSON the way the spec demands (UTF-8, no duplicate keys, no NaN, the limits).
+
+    ``bom`` allows one byte order mark at the very start; the readers of
+    :mod:`twenty48_replay.sources` pass ``bom=True`` only for the record
+    that starts a file or stream, so a BOM anywhere else is an error.
+    """
+    data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+    if len(data) > MAX_INPUT_BYTES:
+        raise RecordError(f"record is {len(data):,} bytes, over the limit of {MAX_INPUT_BYTES:,}")
+    values = count_values(data)
+    if values > MAX_VALUES:
+        raise RecordError(f"record holds {values:,} JSON values, over the limit of {MAX_VALUES:,}")
     if isinstance(text, bytes):
-        if len(text) > MAX_INPUT_BYTES:
-            raise RecordError(f"input is {len(text)} bytes, the limit is {MAX_INPUT_BYTES}")
         try:
-            text = text.decode("utf-8-sig")
+            text = text.decode("utf-8-sig" if bom else "utf-8")
         except UnicodeDecodeError as exc:
             raise RecordError(f"input is not UTF-8 (byte {exc.start + 1})") from None
-    elif text.startswith("\ufeff"):
+    elif bom and text.startswith("\ufeff"):
         text = text[1:]
+    del data
     try:
         return json.loads(
             text,
             object_pairs_hook=_no_duplicates,
-            parse_float=_Fraction,
+            parse_int=_parse_int,
+            parse_float=_parse_float,
             parse_constant=_refuse_constant,
         )
     except RecordError:
         raise
     except json.JSONDecodeError as exc:
+        if not exc.doc.strip(" \t\r\n"):
+            raise RecordError("holds no JSON value (it is empty or only whitespace)") from None
         raise RecordError(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     except RecursionError:
         raise RecordError("not JSON this reader accepts: nested too deeply") from None
-    except ValueError as exc:  # e.g. an integer literal with too many digits
+    except ValueError as exc:  # pragma: no cover - every number goes through a hook
         raise RecordError(f"not JSON this reader accepts: {exc}") from None
 
 
@@ -150,8 +291,10 @@ def loads_strict(text: str | bytes) -> Any:
 
 
 def _describe(value: object) -> str:
-    if isinstance(value, _Fraction):
-        return f"{float(value)!r} (a number with a fraction or exponent)"
+    if isinstance(value, float):
+        return f"{value!r} (a number with a fraction or exponent)"
+    if isinstance(value, BigInteger):
+        return _short(value.digits)
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:
@@ -167,7 +310,10 @@ def _describe(value: object) -> str:
 
 
 def _integer(value: object, field: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or isinstance(value, _Fraction):
+    if isinstance(value, BigInteger):
+        why = "is negative" if value.negative else "is over the limit of 2^53"
+        raise RecordError(f"{_describe(value)} {why}", field=field)
+    if isinstance(value, bool) or not isinstance(value, int):
         raise RecordError(f"{_describe(value)} is not an integer", field=field)
     if value < 0:
         raise RecordError(f"{value} is negative", field=field)
@@ -218,11 +364,12 @@ def validate_record_dict(data: object) -> dict[str, Any]:
     if data["format"] != FORMAT:
         raise RecordError(f"{_describe(data['format'])} is not {FORMAT!r}", field="format")
     version = data["version"]
-    if isinstance(version, bool) or not isinstance(version, int) or isinstance(version, _Fraction):
+    if isinstance(version, bool) or not isinstance(version, (int, BigInteger)):
         raise RecordError(f"{_describe(version)} is not an integer", field="version")
     if version != VERSION:
         raise RecordError(
-            f"version {version} is not supported (this reader knows 1)", field="version"
+            f"version {_describe(version)} is not supported (this reader knows 1)",
+            field="version",
         )
     seed = data["seed"]
     if not isinstance(seed, str):
@@ -251,7 +398,8 @@ def validate_record_dict(data: object) -> dict[str, Any]:
             not isinstance(value, expected) or (expected is str and isinstance(value, bool))
         ):
             raise RecordError(f"{_describe(value)} is not a {expected.__name__}", field=key)
-        extra[key] = _plain(value, key)
+        _check_nesting(value, key)
+        extra[key] = value
     if "fair" in extra or "signature" in extra:
         # Imported here: a self-seeded record (most of them) never pays for it.
         from twenty48_replay.fair import validate_fair_fields
@@ -261,21 +409,22 @@ def validate_record_dict(data: object) -> dict[str, Any]:
     return clean
 
 
-def _plain(value: Any, field: str, depth: int = 1) -> Any:
-    """Turn reader-internal number types back into plain JSON values.
+def _check_nesting(value: Any, field: str) -> None:
+    """Enforce the nesting limit, so that no later step (writing the record
+    back, storing its metadata) can hit Python's recursion limit.
 
-    Also enforces the nesting limit, so that no later step (writing the
-    record back, storing its metadata) can hit Python's recursion limit.
+    Iterative and copy-free: a record may hold a million values.
     """
-    if isinstance(value, _Fraction):
-        return float(value)
-    if isinstance(value, (list, dict)):
-        if depth >= MAX_NESTING:
-            raise RecordError(f"nested deeper than {MAX_NESTING} levels", field=field)
-        if isinstance(value, list):
-            return [_plain(v, field, depth + 1) for v in value]
-        return {k: _plain(v, field, depth + 1) for k, v in value.items()}
-    return value
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (list, dict)):
+            if depth >= MAX_NESTING:
+                raise RecordError(f"nested deeper than {MAX_NESTING} levels", field=field)
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend(
+                (child, depth + 1) for child in children if isinstance(child, (list, dict))
+            )
 
 
 # ---------------------------------------------------------------- cattrs

@@ -1,33 +1,43 @@
 """Reading records from files, directories and standard input, in bounded memory.
 
-A ``.json`` file holds one record, a ``.jsonl`` file one per line (blank
-lines skipped, ``index`` = 1-based line number), ``-`` (and a file with any
-other name) is detected: JSON Lines if its first non-blank line is a JSON
-value by itself, else one (pretty-printed) document.  A directory stands for
-the ``.json`` and ``.jsonl`` files under it, in sorted order.
+The rules are SPEC 8.1's: a ``.json`` file holds one record (index 1, even
+when it is empty: that is an unreadable record, never "no result"); a
+``.jsonl`` file one per line (``index`` = 1-based line number, lines of JSON
+whitespace only skipped, the LF not counted in the 16 MiB line limit).
+``-`` (and a file with any other name) is one record when it is exactly one
+JSON value (syntax only, within the value and nesting limits) or only
+whitespace, else JSON Lines, so one broken line never hides the others.  A
+byte order mark is ignored once, at the very start of a file or stream, and
+is an error anywhere else.  A directory stands for the ``.json`` and
+``.jsonl`` files under it, in sorted order (a command-line rule, not the
+format's).
 
 Memory stays bounded whatever the input: JSON Lines are streamed one line at
-a time, and no line or document is read past the 64 MiB limit.  Reading
+a time, and no line or document is read past the 16 MiB limit.  Reading
 never raises: every problem is an item with a :class:`RecordError`, placed
-by file and line, so one bad line or file never stops a batch.
+by file and index, so one bad line or file never stops a batch.
 """
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO, Protocol
 
 import attrs
 
 from twenty48_replay.errors import RecordError
-from twenty48_replay.record import MAX_INPUT_BYTES, Record, loads_strict
+from twenty48_replay.record import MAX_INPUT_BYTES, MAX_NESTING, MAX_VALUES, Record, count_values
 
 STDIN = "-"
 RECORD_SUFFIXES = (".json", ".jsonl")
 _BOM = b"\xef\xbb\xbf"
+#: JSON's whitespace (RFC 8259): a line of only these is blank.  Not VT or FF.
+_WHITESPACE = b" \t\r\n"
 
 
 @attrs.frozen(slots=True)
@@ -51,18 +61,26 @@ class RawRecord:
     source: str
     index: int | None
     data: bytes | None
-    #: Line number to name in messages (JSON Lines only).
-    line: int | None = None
     error: RecordError | None = None
+    #: Whether ``data`` starts the file or stream, where one BOM is allowed.
+    first: bool = False
 
     def parse(self) -> SourcedRecord:
-        """Parse and validate; a failure becomes an item with an error."""
+        """Parse and validate; a failure becomes an item with an error naming file and index."""
         if self.data is None:
             return SourcedRecord(self.source, self.index, None, self.error)
         try:
-            return SourcedRecord(self.source, self.index, Record.from_json(self.data))
+            record = Record.from_json(self.data, bom=self.first)
         except RecordError as exc:
-            return SourcedRecord(self.source, self.index, None, exc.located(self.source, self.line))
+            return SourcedRecord(
+                self.source, self.index, None, exc.located(self.source, self.index)
+            )
+        except Exception as exc:  # the reader's boundary: never raise past it (MemoryError too)
+            error = RecordError(f"cannot be read: {type(exc).__name__}: {exc}")
+            return SourcedRecord(
+                self.source, self.index, None, error.located(self.source, self.index)
+            )
+        return SourcedRecord(self.source, self.index, record)
 
 
 def location(source: str, index: int | None) -> str:
@@ -82,70 +100,127 @@ def location(source: str, index: int | None) -> str:
     return source
 
 
-def _failure(source: str, reason: str) -> RawRecord:
-    return RawRecord(source, None, None, None, RecordError(reason, source=source))
+def _failure(source: str, reason: str, index: int | None = None) -> RawRecord:
+    return RawRecord(source, index, None, RecordError(reason, source=source, index=index))
 
 
-def _lines(
-    stream: BinaryIO, source: str, first: bytes = b"", number: int = 0
-) -> Iterator[RawRecord]:
-    """JSON Lines, one bounded line at a time (``first`` is an already-read line)."""
-    pending: bytes | None = first or None
-    while True:
-        if pending is not None:
-            line, pending = pending, None
-        else:
-            line = stream.readline(MAX_INPUT_BYTES + 1)
-        if not line:
-            return
-        number += 1
-        if len(line) > MAX_INPUT_BYTES and not line.endswith(b"\n"):
-            error = RecordError(f"line is over the limit of {MAX_INPUT_BYTES} bytes")
-            yield RawRecord(source, number, None, number, error.located(source, number))
-            while line and not line.endswith(b"\n"):  # skip the rest of the line
-                line = stream.readline(1 << 20)
-            continue
-        if number == 1 and line.startswith(_BOM):
-            line = line[len(_BOM) :]
-        if line.strip():
-            yield RawRecord(source, number, line, number)
+def _blank(data: bytes, first: bool) -> bool:
+    """Only JSON whitespace (after the stream's BOM, on its first line)."""
+    if first and data.startswith(_BOM):
+        data = data[len(_BOM) :]
+    return not data.strip(_WHITESPACE)
 
 
-def _document(stream: BinaryIO, source: str, head: bytes) -> Iterator[RawRecord]:
-    data = head + stream.read(MAX_INPUT_BYTES + 1 - len(head))
-    if len(data) > MAX_INPUT_BYTES:
-        yield _failure(source, f"input is over the limit of {MAX_INPUT_BYTES:,} bytes")
-        return
-    if data.strip():
-        yield RawRecord(source, 1, data)
+class _LineSource(Protocol):
+    def readline(self, size: int = -1, /) -> bytes: ...
 
 
-def _detect(stream: BinaryIO, source: str) -> Iterator[RawRecord]:
-    """JSON Lines if the first non-blank line is JSON by itself, else one document."""
-    head = b""
-    blank_lines = 0
+class _Rejoined:
+    """Lines from bytes already read, then from the rest of the stream."""
+
+    def __init__(self, head: bytes, rest: BinaryIO) -> None:
+        self.head = io.BytesIO(head)
+        self.rest = rest
+
+    def readline(self, size: int = -1, /) -> bytes:
+        line = self.head.readline(size)
+        if line.endswith(b"\n") or (size >= 0 and len(line) >= size):
+            return line
+        return line + self.rest.readline(size - len(line) if size >= 0 else -1)
+
+
+def _lines(stream: _LineSource, source: str) -> Iterator[RawRecord]:
+    """JSON Lines, one bounded line at a time; the LF is not part of the line."""
+    number = 0
     while True:
         line = stream.readline(MAX_INPUT_BYTES + 1)
         if not line:
             return
-        if not head and not blank_lines and line.startswith(_BOM):
-            line = line[len(_BOM) :]
-        if line.strip():
-            break
-        head += line
-        blank_lines += 1
-    try:
-        loads_strict(line)
-    except RecordError:
-        yield from _document(stream, source, head + line)
+        number += 1
+        if line.endswith(b"\n"):
+            line = line[:-1]
+        elif len(line) > MAX_INPUT_BYTES:
+            error = RecordError(f"line is over the limit of {MAX_INPUT_BYTES:,} bytes")
+            yield RawRecord(source, number, None, error.located(source, number))
+            while line and not line.endswith(b"\n"):  # skip the rest of the line
+                line = stream.readline(1 << 20)
+            continue
+        if not _blank(line, number == 1):
+            yield RawRecord(source, number, line, first=number == 1)
+
+
+def _document(stream: BinaryIO, source: str) -> Iterator[RawRecord]:
+    """A ``.json`` file: one record, index 1, whatever it holds (empty included)."""
+    data = stream.read(MAX_INPUT_BYTES + 1)
+    if len(data) > MAX_INPUT_BYTES:
+        yield _failure(source, f"file is over the limit of {MAX_INPUT_BYTES:,} bytes", 1)
         return
-    yield from _lines(stream, source, line, blank_lines)
+    yield RawRecord(source, 1, data, first=True)
+
+
+def _objects_as_lists(pairs: list[tuple[str, Any]]) -> list[Any]:
+    return [value for _key, value in pairs]
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _ignore(_text: str) -> None:
+    return None
+
+
+def is_one_json_value(data: bytes) -> bool:
+    """SPEC 8.1's test for standard input: exactly one JSON value, syntax only.
+
+    After one optional BOM the bytes are UTF-8 and one JSON value with
+    whitespace around it, of at most :data:`MAX_VALUES` values nested at
+    most :data:`MAX_NESTING` levels.  Duplicate keys, number ranges and
+    record rules do not matter here; the record's own reading reports them.
+    Memory is bounded by the value count, checked first.
+    """
+    if count_values(data) > MAX_VALUES:
+        return False
+    try:
+        text = data.decode("utf-8-sig")
+        value = json.loads(
+            text,
+            object_pairs_hook=_objects_as_lists,
+            parse_int=_ignore,
+            parse_float=_ignore,
+            parse_constant=_not_json,
+        )
+    except (ValueError, RecursionError):  # JSONDecodeError and UnicodeDecodeError too
+        return False
+    stack: list[tuple[list[Any], int]] = [(value, 1)] if isinstance(value, list) else []
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_NESTING:
+            return False
+        stack.extend((child, depth + 1) for child in item if isinstance(child, list))
+    return True
+
+
+def _detect(stream: BinaryIO, source: str) -> Iterator[RawRecord]:
+    """One record if the input is one JSON value or only whitespace, else JSON Lines."""
+    head = stream.read(MAX_INPUT_BYTES + 1)
+    if len(head) <= MAX_INPUT_BYTES and (_blank(head, True) or is_one_json_value(head)):
+        yield RawRecord(source, 1, head, first=True)
+        return
+    yield from _lines(_Rejoined(head, stream), source)
 
 
 def read_raw(path: str, stdin: BinaryIO | None = None) -> Iterator[RawRecord]:
     """Every record of one input (a file path or ``-``), unparsed, in order."""
     if path == STDIN:
-        yield from _detect(stdin if stdin is not None else sys.stdin.buffer, STDIN)
+        stream = stdin if stdin is not None else getattr(sys.stdin, "buffer", None)
+        if stream is None:  # started with standard input closed
+            yield _failure(STDIN, "cannot be read: standard input is closed")
+            return
+        try:
+            yield from _detect(stream, STDIN)
+        except (OSError, ValueError) as exc:  # ValueError: standard input is closed
+            yield _failure(STDIN, f"cannot be read: {getattr(exc, 'strerror', None) or exc}")
         return
     try:
         stream = open(path, "rb")  # noqa: SIM115 - closed below, after streaming
@@ -158,8 +233,8 @@ def read_raw(path: str, stdin: BinaryIO | None = None) -> Iterator[RawRecord]:
     except PermissionError:
         yield _failure(path, "permission denied")
         return
-    except OSError as exc:
-        yield _failure(path, f"cannot be read: {exc.strerror}")
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
+        yield _failure(path, f"cannot be read: {getattr(exc, 'strerror', None) or exc}")
         return
     with stream:
         try:
@@ -169,14 +244,14 @@ def read_raw(path: str, stdin: BinaryIO | None = None) -> Iterator[RawRecord]:
                 size = os.fstat(stream.fileno()).st_size
                 if size > MAX_INPUT_BYTES:
                     yield _failure(
-                        path, f"file is {size:,} bytes, over the limit of {MAX_INPUT_BYTES:,}"
+                        path, f"file is {size:,} bytes, over the limit of {MAX_INPUT_BYTES:,}", 1
                     )
                     return
-                yield from _document(stream, path, b"")
+                yield from _document(stream, path)
             else:
                 yield from _detect(stream, path)
         except OSError as exc:
-            yield _failure(path, f"cannot be read: {exc.strerror}")
+            yield _failure(path, f"cannot be read: {exc.strerror or exc}")
 
 
 def read_records(path: str, stdin: BinaryIO | None = None) -> Iterator[SourcedRecord]:

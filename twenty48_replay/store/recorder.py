@@ -8,7 +8,6 @@ re-derives it to prove that).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from sqlalchemy import func, select, update
@@ -16,7 +15,7 @@ from sqlalchemy.engine import Connection
 
 from twenty48_replay.errors import ConflictError, GameNotFoundError
 from twenty48_replay.game import GameState
-from twenty48_replay.record import VERSION
+from twenty48_replay.record import VERSION, dumps_value
 from twenty48_replay.store import dialects
 from twenty48_replay.store.tables import games, moves
 
@@ -52,7 +51,7 @@ def create_game(
             created_ms=now_ms if created_ms is None else created_ms,
             updated_ms=now_ms,
             assisted=assisted,
-            extra=None if extra is None else json.dumps(extra, ensure_ascii=False),
+            extra=None if extra is None else dumps_value(extra, ensure_ascii=True),
             **projection(state),
         )
     )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from typing import Any, Literal
 
@@ -12,6 +11,7 @@ from sqlalchemy.engine import Connection
 
 from twenty48_replay.board import Board
 from twenty48_replay.errors import GameNotFoundError
+from twenty48_replay.record import loads_value
 from twenty48_replay.store.tables import games, moves
 
 GameFilter = Literal["all", "unfinished", "over", "won"]
@@ -57,7 +57,7 @@ def _info(row: Row[Any]) -> GameInfo:
         won=bool(row.won),
         over=bool(row.over),
         assisted=bool(row.assisted),
-        extra=None if row.extra is None else json.loads(row.extra),
+        extra=None if row.extra is None else loads_value(row.extra),
     )
 
 
