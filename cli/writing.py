@@ -6,7 +6,8 @@ record, and ``-o -`` wrote a file named ``-``.  Now:
 * ``-o -`` is standard output;
 * the target is refused (usage error, exit 2) when it is the open database
   or one of its ``-wal``, ``-shm`` or ``-journal`` files (compared with
-  :func:`os.path.samefile`, so links and other spellings count), or when it
+  :func:`os.path.samefile`, so links and other spellings count; by the
+  resolved path when one does not exist yet), or when it
   starts like an SQLite database or an SQLite WAL file, ours or not;
 * a regular file is written through a temporary file in the same folder,
   synced and renamed over the target, so an error or an interrupt leaves
@@ -53,11 +54,12 @@ def database_files(database: str | None) -> list[Path]:
 def check_output(output: Path, protected: Iterable[Path]) -> None:
     """Refuse a target that is a database file (see the module docstring)."""
     shown = printable(str(output))
+    real = os.path.realpath(output)
     for path in protected:
         try:
             same = os.path.samefile(output, path)
-        except OSError:
-            continue
+        except OSError:  # either does not exist: a -wal or -shm may appear any time
+            same = real == os.path.realpath(path)
         if same:
             raise typer.BadParameter(
                 f"--output {shown} is the database's own file ({printable(str(path))}); "

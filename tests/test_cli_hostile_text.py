@@ -18,8 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from tests.hostile import HOSTILE, HOSTILE_NAME, hostile_record, raw_controls, write_hostile
+from hostile import HOSTILE, HOSTILE_NAME, hostile_record, raw_controls, write_hostile
 
 EXE = Path(sys.executable).with_name("twenty48")
 
@@ -156,7 +155,8 @@ def test_export_to_a_file_keeps_the_values_and_no_raw_c1(world: dict[str, Any]) 
     result = run("export", "1", "--db", world["db"], "-o", str(out))
     assert result.returncode == 0, result.stderr
     data = out.read_bytes()
-    assert b"\xc2\x9b" not in data and b"\x1b" not in data  # U+009B and ESC as \uXXXX
+    assert b"\xc2\x9b" not in data
+    assert b"\x1b" not in data
     record = json.loads(data)
     for key in ("seed", "player", "notes"):
         assert record[key] == hostile_record()[key]
@@ -177,7 +177,8 @@ def test_invalid_and_unreadable_hostile_records_are_reported_escaped(tmp_path: P
         result = run(*args)
         out, err = assert_clean(result)
         assert result.returncode in (1, 2), (args, err)
-        assert "INVALID" in out + err and escaped(out + err), (args, out, err)
+        assert "INVALID" in out + err, (args, out, err)
+        assert escaped(out + err), (args, out, err)
 
 
 #: Strict UTF-8 streams (errors=strict), and the C/POSIX locales (Python's UTF-8 mode).
@@ -231,7 +232,8 @@ def test_player_names_that_are_not_utf8_are_refused_or_repaired(tmp_path: Path) 
     refused = run("play", "--db", db, "--new", "--player", b"bad\xffname", "--moves", "U")
     _out, err = assert_clean(refused)
     assert refused.returncode == 2
-    assert "--player bad\\udcffname: not UTF-8 text" in err and len(err.splitlines()) == 1
+    assert "--player bad\\udcffname: not UTF-8 text" in err
+    assert len(err.splitlines()) == 1
     assert run("list", "--db", db, "--json").stdout == b""
     logname = os.fsdecode(b"user\xff\x1b")
     env = {"LOGNAME": logname, "USER": logname, "LNAME": logname, "USERNAME": logname}

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from hostile import HOSTILE, HOSTILE_NAME, hostile_record, raw_controls
 from textual.app import App
 
-from tests.hostile import HOSTILE, HOSTILE_NAME, hostile_record, raw_controls
 from twenty48_replay.record import Record
 from twenty48_replay.replay import verify
 from twenty48_replay.store import Store
@@ -82,8 +82,10 @@ def test_replay_viewer_escapes_seed_player_label_and_reasons() -> None:
             seen.append(assert_safe(app))
 
     asyncio.run(run())
-    assert "\\x1b]0;pwned\\x07" in seen[0] and "\\x9b2J" in seen[0]
-    assert "INVALID" in seen[0] and "reason\\x1b]52" in seen[0]
+    assert "\\x1b]0;pwned\\x07" in seen[0]
+    assert "\\x9b2J" in seen[0]
+    assert "INVALID" in seen[0]
+    assert "reason\\x1b]52" in seen[0]
 
 
 def test_game_escapes_seed_and_player_after_import_and_in_a_new_game(store: Store) -> None:
@@ -103,5 +105,6 @@ def test_game_escapes_seed_and_player_after_import_and_in_a_new_game(store: Stor
             seen.append(assert_safe(app))
 
     asyncio.run(run())
-    assert "\\x1b]0;pwned\\x07" in seen[0] and "\\x9b2J" in seen[0]
+    assert "\\x1b]0;pwned\\x07" in seen[0]
+    assert "\\x9b2J" in seen[0]
     assert "player\\x1b]52" in seen[1]
