@@ -9,7 +9,7 @@ import typer
 from twenty48_replay.errors import EXIT_FAILED
 from twenty48_replay.text import printable
 
-from .common import DbOption, JsonOption, local_time, open_store
+from .common import DbOption, JsonOption, checked_player, local_time, open_store
 from .limits import MAX_GAME_ID, MAX_LIST
 from .output import emit, emit_json, warn
 from .render import board_text, summary_line
@@ -31,7 +31,7 @@ def list_command(
 ) -> None:
     """Recent games: id, date, score, max tile, moves and state."""
     with open_store(db) as store:
-        games = store.list_games(limit=limit, state=state, player=player)
+        games = store.list_games(limit=limit, state=state, player=checked_player(player))
     if as_json:
         for g in games:
             emit_json(
@@ -93,7 +93,7 @@ def stats_command(
 ) -> None:
     """Best score, games, wins, average score and highest-tile distribution."""
     with open_store(db) as store:
-        stats = store.stats(player)
+        stats = store.stats(checked_player(player))
     if as_json:
         emit_json(stats.to_json())
         return

@@ -17,9 +17,8 @@ import typer
 from twenty48_replay.board import Direction
 from twenty48_replay.errors import EXIT_FAILED, NullMoveError, RecordError, Twenty48Error
 from twenty48_replay.rng import seed_key
-from twenty48_replay.text import printable
 
-from .common import DbOption, open_store
+from .common import DbOption, checked_player, open_store
 from .limits import MAX_GAME_ID, MAX_MOVES
 from .output import emit, fail, warn
 from .render import board_text, summary_line
@@ -40,19 +39,6 @@ def default_player() -> str | None:
     except Exception:
         return None
     return os.fsencode(name).decode("utf-8", "replace") or None
-
-
-def checked_player(player: str | None) -> str | None:
-    """``--player`` as given, or a usage error when it is not text a record can hold."""
-    if player is None:
-        return None
-    try:
-        player.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise typer.BadParameter(
-            f"--player {printable(player)}: not UTF-8 text (character {exc.start + 1})"
-        ) from None
-    return player
 
 
 def choose_session(

@@ -235,6 +235,11 @@ def test_player_names_that_are_not_utf8_are_refused_or_repaired(tmp_path: Path) 
     assert "--player bad\\udcffname: not UTF-8 text" in err
     assert len(err.splitlines()) == 1
     assert run("list", "--db", db, "--json").stdout == b""
+    for command in ("list", "stats"):  # the --player filters
+        filtered = run(command, "--db", db, "--player", b"bad\xff")
+        _out, err = assert_clean(filtered)
+        assert filtered.returncode == 2
+        assert "--player bad\\udcff: not UTF-8 text" in err
     logname = os.fsdecode(b"user\xff\x1b")
     env = {"LOGNAME": logname, "USER": logname, "LNAME": logname, "USERNAME": logname}
     played = run("play", "--db", db, "--new", "--moves", "U", env=env)
