@@ -64,7 +64,8 @@ def list_command(
 
 def show_command(
     game_id: Annotated[
-        int, typer.Argument(min=1, max=MAX_GAME_ID, help="Game id (see 'twenty48 list').")
+        int,
+        typer.Argument(min=1, max=MAX_GAME_ID, help="Game id (see 'twenty48 list'; 1 to 2**63-1)."),
     ],
     db: DbOption = None,
     as_json: JsonOption = False,

@@ -22,7 +22,6 @@ import contextlib
 import os
 import stat
 import sys
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Final
@@ -110,6 +109,8 @@ def write_output(output: Path | None, data: bytes, protected: Iterable[Path] = (
 
 def _replace(output: Path, data: bytes, mode: int | None) -> None:
     """Write a temporary file next to ``output``, sync it and rename it over ``output``."""
+    import tempfile
+
     folder = output.parent
     descriptor, temporary = tempfile.mkstemp(
         dir=folder, prefix=f".{output.name[:100]}.", suffix=".part"
