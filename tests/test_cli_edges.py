@@ -185,4 +185,8 @@ def test_every_reader_reports_an_invalid_record_alike(record: Path, tmp_path: Pa
         assert result.returncode == 1, (args, result.stderr)
         assert result.stderr.splitlines()[-1] == expected, args
         assert "Traceback" not in result.stderr
-        assert result.stdout or out.exists(), args
+        if args[0] == "export":
+            assert out.stat().st_size > 0, args  # the picture was still drawn
+            out.unlink()
+        else:
+            assert result.stdout, args
