@@ -247,3 +247,18 @@ def test_player_names_that_are_not_utf8_are_refused_or_repaired(tmp_path: Path) 
     assert played.returncode == 0, played.stderr
     listed = json.loads(run("list", "--db", db, "--json").stdout)
     assert listed["player"] == "user\ufffd\x1b"
+
+
+def test_an_ascii_stream_gets_escapes_not_a_traceback(world: dict[str, Any]) -> None:
+    """Our own characters (arrows, the middle dot) on an ASCII stream come out as escapes."""
+    env = {"PYTHONIOENCODING": "ascii"}
+    for args in (
+        ["replay", world["path"], "--at", "1"],
+        ["show", "1", "--db", world["db"]],
+        ["verify", world["records"]],
+    ):
+        result = run(*[str(a) for a in args], env=env)
+        assert result.returncode == 0, result.stderr
+        assert b"Traceback" not in result.stderr
+        result.stdout.decode("ascii")
+        result.stderr.decode("ascii")
