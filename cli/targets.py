@@ -37,12 +37,13 @@ def game_id(text: str) -> int | None:
     """
     if not (text.isascii() and text.isdigit()):
         return None
-    if len(text) > 19 or int(text) > MAX_GAME_ID:
+    digits = text.lstrip("0") or "0"
+    if len(digits) > 19 or int(digits) > MAX_GAME_ID:  # int() refuses over 4,300 digits
         raise typer.BadParameter(
             f"game id {text[:25]}{'...' if len(text) > 25 else ''} "
             f"is above the largest id ({MAX_GAME_ID})"
         )
-    return int(text)
+    return int(digits)
 
 
 def load_target(target: str, db: str | None, index: int | None = None) -> tuple[Record, str]:
