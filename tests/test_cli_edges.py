@@ -46,7 +46,7 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 #: (command, option, first value beyond the bound, the bound as --help shows it)
 BOUNDS = [
-    (["export", "1"], "--size", "2049", "120<=x<=2048"),
+    (["export", "1"], "--size", "1025", "120<=x<=1024"),
     (["export", "1"], "--frame-ms", "60001", "10<=x<=60000"),
     (["export", "1"], "--at", "1000001", "-1000001<=x<=1000000"),
     (["verify", "x.json"], "--jobs", "99999999999999999999", f"1<=x<={4 * (os.cpu_count() or 1)}"),
