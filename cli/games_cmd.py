@@ -30,8 +30,9 @@ def list_command(
     as_json: JsonOption = False,
 ) -> None:
     """Recent games: id, date, score, max tile, moves and state."""
+    player = checked_player(player)
     with open_store(db) as store:
-        games = store.list_games(limit=limit, state=state, player=checked_player(player))
+        games = store.list_games(limit=limit, state=state, player=player)
     if as_json:
         for g in games:
             emit_json(
@@ -93,8 +94,9 @@ def stats_command(
     as_json: JsonOption = False,
 ) -> None:
     """Best score, games, wins, average score and highest-tile distribution."""
+    player = checked_player(player)
     with open_store(db) as store:
-        stats = store.stats(checked_player(player))
+        stats = store.stats(player)
     if as_json:
         emit_json(stats.to_json())
         return

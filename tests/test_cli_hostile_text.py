@@ -240,6 +240,9 @@ def test_player_names_that_are_not_utf8_are_refused_or_repaired(tmp_path: Path) 
         _out, err = assert_clean(filtered)
         assert filtered.returncode == 2
         assert "--player bad\\udcff: not UTF-8 text" in err
+    fresh = tmp_path / "fresh.db"
+    assert run("list", "--db", str(fresh), "--player", b"\xff").returncode == 2
+    assert not fresh.exists()  # refused before the database was created
     logname = os.fsdecode(b"user\xff\x1b")
     env = {"LOGNAME": logname, "USER": logname, "LNAME": logname, "USERNAME": logname}
     played = run("play", "--db", db, "--new", "--moves", "U", env=env)
