@@ -87,8 +87,22 @@ def _usage_error_line(exc: Exception) -> str:
     return f"{message} (see '{command} -h')"
 
 
+def _tolerant_streams() -> None:
+    """Characters a stream's encoding lacks come out as backslash escapes, not a traceback.
+
+    Record text is escaped before it is written (:mod:`.output`), but the
+    output has its own characters too (arrows, the middle dot), and a
+    stream may be ASCII (``PYTHONIOENCODING=ascii``) or strict UTF-8.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
 def main() -> None:
     """Console entry point: run the app, map errors to one line and an exit code."""
+    _tolerant_streams()
     try:
         status = app(standalone_mode=False)
     except Twenty48Error as exc:

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from twenty48_replay.text import printable
+
 if TYPE_CHECKING:
     from twenty48_replay.store import Store
 
@@ -39,6 +41,23 @@ def open_store(db: str | None) -> Iterator[Store]:
         yield store
     finally:
         store.close()
+
+
+def checked_player(player: str | None) -> str | None:
+    """``--player`` as given, or a usage error when it is not text a record can hold.
+
+    Bytes in the command line that are not UTF-8 arrive as lone surrogates,
+    which no database driver can encode (a traceback, before this check).
+    """
+    if player is None:
+        return None
+    try:
+        player.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise typer.BadParameter(
+            f"--player {printable(player)}: not UTF-8 text (character {exc.start + 1})"
+        ) from None
+    return player
 
 
 def local_time(ms: int) -> str:

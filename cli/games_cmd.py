@@ -7,8 +7,10 @@ from typing import Annotated, Literal
 import typer
 
 from twenty48_replay.errors import EXIT_FAILED
+from twenty48_replay.text import printable
 
-from .common import DbOption, JsonOption, local_time, open_store
+from .common import DbOption, JsonOption, checked_player, local_time, open_store
+from .limits import MAX_GAME_ID, MAX_LIST
 from .output import emit, emit_json, warn
 from .render import board_text, summary_line
 
@@ -18,7 +20,9 @@ PlayerFilter = Annotated[str | None, typer.Option("--player", help="Only this pl
 
 def list_command(
     db: DbOption = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many games.")] = 20,
+    limit: Annotated[
+        int, typer.Option("--limit", "-n", min=1, max=MAX_LIST, help="How many games.")
+    ] = 20,
     state: Annotated[
         StateFilter, typer.Option("--state", help="Only games in this state.")
     ] = "all",
@@ -26,6 +30,7 @@ def list_command(
     as_json: JsonOption = False,
 ) -> None:
     """Recent games: id, date, score, max tile, moves and state."""
+    player = checked_player(player)
     with open_store(db) as store:
         games = store.list_games(limit=limit, state=state, player=player)
     if as_json:
@@ -59,7 +64,10 @@ def list_command(
 
 
 def show_command(
-    game_id: Annotated[int, typer.Argument(help="Game id (see 'twenty48 list').")],
+    game_id: Annotated[
+        int,
+        typer.Argument(min=1, max=MAX_GAME_ID, help="Game id (see 'twenty48 list'; 1 to 2**63-1)."),
+    ],
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -71,7 +79,8 @@ def show_command(
         emit_json({"id": info.id, "state": info.state_label, **record.to_dict()})
         return
     flags = [info.state_label] + (["assisted"] if info.assisted else [])
-    emit(f"game {info.id}  seed {info.seed!r}  player {info.player or '-'}")
+    player = printable(info.player) if info.player else "-"
+    emit(f"game {info.id}  seed {printable(repr(info.seed))}  player {player}")
     emit(f"started {local_time(info.created_ms)}  last move {local_time(info.updated_ms)}")
     emit(summary_line(info.score, info.move_count, info.max_tile, flags))
     emit(board_text(info.board))
@@ -85,6 +94,7 @@ def stats_command(
     as_json: JsonOption = False,
 ) -> None:
     """Best score, games, wins, average score and highest-tile distribution."""
+    player = checked_player(player)
     with open_store(db) as store:
         stats = store.stats(player)
     if as_json:
@@ -106,7 +116,7 @@ def stats_command(
 def where_command(db: DbOption = None) -> None:
     """Print where the database is (creating it if needed)."""
     with open_store(db) as store:
-        emit(store.name)
+        emit(printable(store.name))
 
 
 def check_command(db: DbOption = None, as_json: JsonOption = False) -> None:
@@ -124,7 +134,7 @@ def check_command(db: DbOption = None, as_json: JsonOption = False) -> None:
         )
     else:
         for problem in report.problems:
-            emit(problem)
+            emit(printable(problem))
         verdict = "healthy" if report.healthy else f"{len(report.problems)} problem(s)"
         warn(f"checked {report.games} games, {report.moves} moves: {verdict}")
     if not report.healthy:

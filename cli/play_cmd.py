@@ -8,6 +8,7 @@ or a new one when there is none.
 from __future__ import annotations
 
 import getpass
+import os
 import sys
 from typing import TYPE_CHECKING, Annotated
 
@@ -17,7 +18,8 @@ from twenty48_replay.board import Direction
 from twenty48_replay.errors import EXIT_FAILED, NullMoveError, RecordError, Twenty48Error
 from twenty48_replay.rng import seed_key
 
-from .common import DbOption, open_store
+from .common import DbOption, checked_player, open_store
+from .limits import MAX_GAME_ID, MAX_MOVES
 from .output import emit, fail, warn
 from .render import board_text, summary_line
 
@@ -26,11 +28,17 @@ if TYPE_CHECKING:
 
 
 def default_player() -> str | None:
-    """The OS user name, as the player of new games (None if unknown)."""
+    """The OS user name, as the player of new games (None if unknown).
+
+    The name comes from LOGNAME and friends, which may hold bytes that are
+    not UTF-8 (Python keeps them as lone surrogates, which no database
+    accepts): those bytes become U+FFFD, so the rest of the name survives.
+    """
     try:
-        return getpass.getuser()
+        name = getpass.getuser()
     except Exception:
         return None
+    return os.fsencode(name).decode("utf-8", "replace") or None
 
 
 def choose_session(
@@ -55,7 +63,10 @@ def choose_session(
 
 def play_command(
     db: DbOption = None,
-    game: Annotated[int | None, typer.Option("--game", "-g", help="Continue this game id.")] = None,
+    game: Annotated[
+        int | None,
+        typer.Option("--game", "-g", min=1, max=MAX_GAME_ID, help="Continue this game id."),
+    ] = None,
     new: Annotated[bool, typer.Option("--new", help="Start a new game.")] = False,
     seed: Annotated[
         str | None, typer.Option("--seed", help="Start a new game with this seed.")
@@ -65,7 +76,8 @@ def play_command(
         typer.Option(
             "--moves",
             "-m",
-            help="Apply these moves (letters U D L R) without the UI, storing each.",
+            help="Apply these moves (letters U D L R) without the UI, storing each; "
+            f"at most {MAX_MOVES:,} letters.",
         ),
     ] = None,
     player: Annotated[
@@ -73,7 +85,11 @@ def play_command(
     ] = None,
 ) -> None:
     """Play 2048 in the terminal; every move is saved before the next key is read."""
-    player = player or default_player()
+    player = checked_player(player) or default_player()
+    if moves is not None and len(moves) > 2 * MAX_MOVES:
+        # Checked before the database is opened; the letter count after spaces
+        # are dropped is checked in scripted_play.
+        raise typer.BadParameter(f"--moves: more than {MAX_MOVES:,} letters")
     with open_store(db) as store:
         session = choose_session(store, game=game, new=new, seed=seed, player=player)
         if moves is not None:
@@ -90,6 +106,8 @@ def play_command(
 def scripted_play(store: Store, session: GameSession, moves: str) -> None:
     """Apply a move string, committing each move; stop at the first refused letter."""
     letters = "".join(moves.split()).upper()
+    if len(letters) > MAX_MOVES:
+        raise typer.BadParameter(f"--moves: {len(letters):,} letters, at most {MAX_MOVES:,}")
     bad = next((i for i, ch in enumerate(letters) if ch not in "UDLR"), None)
     if bad is not None:
         raise typer.BadParameter(

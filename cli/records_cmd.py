@@ -11,11 +11,24 @@ from typing import Annotated, Any
 
 import typer
 
-from twenty48_replay.errors import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, StoreError
+from twenty48_replay.errors import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE
 from twenty48_replay.sources import expand_paths, location, read_raw
+from twenty48_replay.text import json_text, printable
 
 from .common import DbOption, open_store
+from .limits import (
+    JOBS_HELP,
+    MAX_FRAME_MS,
+    MAX_JOBS,
+    MAX_SIZE,
+    MAX_STEP,
+    MIN_FRAME_MS,
+    MIN_SIZE,
+    MIN_STEP,
+)
 from .output import emit, warn
+from .targets import game_id, load_checked, step_at
+from .writing import check_output, database_files, is_stdout, write_output
 
 
 class ExportFormat(StrEnum):
@@ -26,16 +39,28 @@ class ExportFormat(StrEnum):
     GIF = "gif"
 
 
-def _write(output: Path | None, data: bytes, what: str) -> None:
-    if output is None:
-        sys.stdout.buffer.write(data)
-        sys.stdout.flush()
-        return
+def _protected(db: str | None, target: str | None) -> list[Path]:
+    """Files ``-o`` must never replace: the database's files and the record being read."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    from twenty48_replay.store.connection import resolve_url
+
+    files = []
     try:
-        output.write_bytes(data)
-    except OSError as exc:
-        raise StoreError(f"{output}: cannot write ({exc.strerror})") from None
-    warn(f"wrote {what} to {output} ({len(data):,} bytes)")
+        url = make_url(resolve_url(db))
+    except (ArgumentError, ValueError):
+        url = None  # opening the store reports it
+    if url is not None and url.get_backend_name() == "sqlite":
+        files = database_files(url.database)
+    if target is not None and target != "-" and game_id(target) is None:
+        files.append(Path(target))
+    return files
+
+
+def _write(output: Path | None, data: bytes, what: str, protected: list[Path]) -> None:
+    if write_output(output, data, protected):
+        warn(f"wrote {what} to {printable(str(output))} ({len(data):,} bytes)")
 
 
 def export_command(
@@ -47,7 +72,13 @@ def export_command(
         bool, typer.Option("--all", help="Export every game, as JSON Lines.")
     ] = False,
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Write to this file instead of stdout ('-': stdout). Written whole or not at "
+            "all; never over a database file.",
+        ),
     ] = None,
     fmt: Annotated[
         ExportFormat,
@@ -56,7 +87,10 @@ def export_command(
     at: Annotated[
         int | None,
         typer.Option(
-            "--at", help="svg: the step to draw (default: the last; negative from the end)."
+            "--at",
+            min=MIN_STEP,
+            max=MAX_STEP,
+            help="svg: the step to draw (default: the last; negative from the end).",
         ),
     ] = None,
     steps: Annotated[
@@ -64,47 +98,51 @@ def export_command(
         typer.Option("--steps", help="gif: a range of steps A:B (like Python slices, e.g. 0:200)."),
     ] = None,
     frame_ms: Annotated[
-        int, typer.Option("--frame-ms", min=10, help="gif: milliseconds per move.")
+        int,
+        typer.Option(
+            "--frame-ms", min=MIN_FRAME_MS, max=MAX_FRAME_MS, help="gif: milliseconds per move."
+        ),
     ] = 120,
-    size: Annotated[int, typer.Option("--size", min=120, help="gif: width in pixels.")] = 240,
+    size: Annotated[
+        int, typer.Option("--size", min=MIN_SIZE, max=MAX_SIZE, help="gif: width in pixels.")
+    ] = 240,
     db: DbOption = None,
 ) -> None:
     """Write games as v1 records (JSON, JSON Lines for --all), or as an SVG or GIF picture."""
     if (target is None) == (not all_games):
         raise typer.BadParameter("give a game id or --all (not both)")
+    protected = _protected(db, target)
+    if output is not None and not is_stdout(output):
+        check_output(output, protected)
     if fmt is ExportFormat.JSON:
-        _export_records(target, all_games, output, db)
+        _export_records(target, all_games, output, db, protected)
         return
     if all_games or target is None:
         raise typer.BadParameter("--all exports records; pictures are of one game")
     from twenty48_replay.pictures import step_svg, write_replay_gif
     from twenty48_replay.timeline import Timeline
 
-    from .targets import load_target
-
-    record, label = load_target(target, db)
-    timeline = Timeline(record)
-    if timeline.error is not None:
-        warn(f"{label}: {timeline.error}; drawing the steps before it")
-    if fmt is ExportFormat.SVG:
-        number = timeline.last if at is None else at
-        try:
-            step = timeline[number]
-        except IndexError:
-            raise typer.BadParameter(
-                f"--at {number}: {label} has steps 0..{timeline.last}"
-            ) from None
-        _write(output, step_svg(step, timeline.last).encode("utf-8"), f"step {step.step} as SVG")
-        return
-    if output is None and sys.stdout.isatty():
+    if is_stdout(output) and fmt is ExportFormat.GIF and sys.stdout.isatty():
         raise typer.BadParameter("a GIF is binary: give --output FILE (or redirect stdout)")
+    loaded = load_checked(target, db)
+    timeline = Timeline(loaded.record)
+    if timeline.error is not None:
+        warn(f"{loaded.label}: {timeline.error}; drawing the steps before it")
+    if fmt is ExportFormat.SVG:
+        step = step_at(timeline, at, loaded.label)
+        svg = step_svg(step, timeline.last).encode("utf-8")
+        _write(output, svg, f"step {step.step} as SVG", protected)
+        loaded.finish()
+        return
     first, last = _step_range(steps, timeline.last)
     chosen = (timeline[n] for n in range(first, last + 1)) if first else _prefix(timeline, last)
     buffer = io.BytesIO()
     frames = write_replay_gif(
         chosen, buffer, frame_ms=frame_ms, size=size, total_moves=timeline.last
     )
-    _write(output, buffer.getvalue(), f"{frames} frames (steps {first}-{last}) as GIF")
+    what = f"{frames} frames (steps {first}-{last}) as GIF"
+    _write(output, buffer.getvalue(), what, protected)
+    loaded.finish()
 
 
 def _prefix(timeline: Any, last: int) -> Iterator[Any]:
@@ -133,20 +171,27 @@ def _step_range(text: str | None, last: int) -> tuple[int, int]:
 
 
 def _export_records(
-    target: str | None, all_games: bool, output: Path | None, db: str | None
+    target: str | None,
+    all_games: bool,
+    output: Path | None,
+    db: str | None,
+    protected: list[Path],
 ) -> None:
+    number = None
+    if not all_games:
+        assert target is not None
+        number = game_id(target)
+        if number is None:
+            raise typer.BadParameter(f"{printable(repr(target))} is not a game id")
     with open_store(db) as store:
-        if all_games:
+        if number is None:
             lines = [record.to_json() + "\n" for record in store.export_all()]
             text = "".join(lines)
             what = f"{len(lines)} record(s)"
         else:
-            assert target is not None
-            if not target.isdigit():
-                raise typer.BadParameter(f"{target!r} is not a game id")
-            text = store.export_record(int(target)).to_json(indent=2) + "\n"
+            text = store.export_record(number).to_json(indent=2) + "\n"
             what = "1 record"
-    _write(output, text.encode("utf-8"), what)
+    _write(output, json_text(text).encode("utf-8"), what, protected)
 
 
 def import_command(
@@ -157,7 +202,11 @@ def import_command(
     jobs: Annotated[
         int | None,
         typer.Option(
-            "--jobs", "-j", min=1, help="Verifying processes (default: all cores but one)."
+            "--jobs",
+            "-j",
+            min=1,
+            max=MAX_JOBS,
+            help=f"Verifying processes (default: all cores but one; {JOBS_HELP}).",
         ),
     ] = None,
 ) -> None:
@@ -169,7 +218,7 @@ def import_command(
     raws = (raw for path in expand_paths(files) for raw in read_raw(path))
     with open_store(db) as store, store.batch():
         for item, result in verify_records(raws, jobs):
-            where = location(item.source, item.index)
+            where = printable(location(item.source, item.index))
             if item.record is None:
                 assert item.error is not None
                 counts["unreadable"] += 1

@@ -14,13 +14,14 @@ from typing import Annotated
 import typer
 
 from twenty48_replay.errors import EXIT_FAILED
-from twenty48_replay.replay import Step, verify
+from twenty48_replay.replay import Step
 from twenty48_replay.timeline import Timeline
 
 from .common import DbOption, JsonOption
+from .limits import MAX_LINE, MAX_STEP, MIN_STEP
 from .output import emit, emit_json, fail
 from .render import board_text
-from .targets import load_target
+from .targets import load_checked
 
 ARROWS = {"U": "↑", "D": "↓", "L": "←", "R": "→"}
 
@@ -42,35 +43,41 @@ def replay_command(
     target: Annotated[str, typer.Argument(help="A game id, or a record file (.json, .jsonl, -).")],
     at: Annotated[
         int | None,
-        typer.Option("--at", help="Print the board at this step (negative: from the end)."),
+        typer.Option(
+            "--at",
+            min=MIN_STEP,
+            max=MAX_STEP,
+            help="Print the board at this step (negative: from the end).",
+        ),
     ] = None,
     frames: Annotated[bool, typer.Option("--frames", help="Print every step.")] = False,
     as_json: JsonOption = False,
     line: Annotated[
-        int | None, typer.Option("--line", help="For a .jsonl file: the record on this line.")
+        int | None,
+        typer.Option(
+            "--line", min=1, max=MAX_LINE, help="For a .jsonl file: the record on this line."
+        ),
     ] = None,
     db: DbOption = None,
 ) -> None:
     """Replay a game step by step (viewer, or --at/--frames/--json for scripts)."""
-    record, label = load_target(target, db, line)
-    result = verify(record)
-    timeline = Timeline(record)
-    reasons = list(result.reasons)
+    loaded = load_checked(target, db, line)
+    timeline = Timeline(loaded.record)
     if at is None and not frames and not as_json:
         if not sys.stdin.isatty() or not sys.stdout.isatty():
             fail("the viewer needs a terminal; use --at N, --frames or --json")
             raise typer.Exit(2)
         from .tui.replay_app import run_replay_app
 
-        run_replay_app(timeline, label, reasons)
+        run_replay_app(timeline, loaded.label, list(loaded.reasons))
+        loaded.finish()
         return
     if at is not None:
         try:
             steps = [timeline[at]]
         except IndexError:
-            fail(f"{label}: step {at} is outside 0..{timeline.last}")
-            if reasons:
-                fail(f"{label}: INVALID: " + "; ".join(reasons))
+            fail(f"{loaded.label}: step {at} is outside 0..{timeline.last}")
+            loaded.finish()
             raise typer.Exit(EXIT_FAILED) from None
     else:
         steps = list(timeline)
@@ -81,6 +88,4 @@ def replay_command(
             emit(step_text(step, timeline.last))
             if frames:
                 emit()
-    if reasons:
-        fail(f"{label}: INVALID: " + "; ".join(reasons))
-        raise typer.Exit(EXIT_FAILED)
+    loaded.finish()

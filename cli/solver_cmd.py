@@ -12,13 +12,25 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from twenty48_replay.board import Board
-from twenty48_replay.errors import Twenty48Error
+from twenty48_replay.board import Board, Direction
+from twenty48_replay.errors import RecordError, Twenty48Error
+from twenty48_replay.rng import seed_key
+from twenty48_replay.text import printable
 
 from .common import DbOption, JsonOption, open_store
+from .limits import (
+    JOBS_HELP,
+    MAX_GAME_ID,
+    MAX_GAMES,
+    MAX_JOBS,
+    MAX_STEP,
+    MAX_TOP,
+    MAX_UNTIL,
+    MIN_STEP,
+)
 from .output import emit, emit_json, warn
 from .render import board_text, summary_line
-from .targets import load_target
+from .targets import load_checked, step_at
 
 if TYPE_CHECKING:
     from twenty48_replay.solver.analysis import Analysis
@@ -39,7 +51,10 @@ def parse_board(text: str) -> Board:
 
 
 def hint_command(
-    game: Annotated[int | None, typer.Option("--game", "-g", help="A stored game id.")] = None,
+    game: Annotated[
+        int | None,
+        typer.Option("--game", "-g", min=1, max=MAX_GAME_ID, help="A stored game id."),
+    ] = None,
     board: Annotated[
         str | None, typer.Option("--board", help="A position: '2 2 0 0/0 4 0 0/...'.")
     ] = None,
@@ -47,7 +62,13 @@ def hint_command(
         str | None, typer.Option("--record", help="A record file (with --at).")
     ] = None,
     at: Annotated[
-        int | None, typer.Option("--at", help="With --record: the step (default: the last).")
+        int | None,
+        typer.Option(
+            "--at",
+            min=MIN_STEP,
+            max=MAX_STEP,
+            help="With --record: the step (default: the last; negative from the end).",
+        ),
     ] = None,
     db: DbOption = None,
     as_json: JsonOption = False,
@@ -62,14 +83,18 @@ def hint_command(
 
     if sum(x is not None for x in (game, board, record)) > 1:
         raise typer.BadParameter("give at most one of --game, --board, --record")
+    if at is not None and record is None:
+        raise typer.BadParameter("--at goes with --record")
     label = "position"
     session = None
+    loaded = None
     if board is not None:
         position = parse_board(board)
     elif record is not None:
-        loaded, label = load_target(record, db)
-        timeline = Timeline(loaded)
-        position = timeline[timeline.last if at is None else at].board
+        loaded = load_checked(record, db)
+        label = loaded.label
+        timeline = Timeline(loaded.record)
+        position = step_at(timeline, at, label).board
     else:
         with open_store(db) as store:
             session = store.open_game(game) if game is not None else store.resume_latest()
@@ -87,8 +112,18 @@ def hint_command(
                 "board": position.to_rows(),
             }
         )
-        return
-    emit(f"{label}:")
+    else:
+        _hint_report(label, position, best, values)
+    if session is not None:
+        warn(f"game {session.id} is now marked as assisted")
+    if loaded is not None:
+        loaded.finish()
+
+
+def _hint_report(
+    label: str, position: Board, best: Direction | None, values: dict[Direction, float]
+) -> None:
+    emit(f"{printable(label)}:")
     emit(board_text(position))
     if best is None:
         emit("no move is possible: the game is over")
@@ -98,8 +133,6 @@ def hint_command(
     for direction, value in sorted(values.items(), key=lambda kv: -kv[1]):
         gap = "" if direction is best else f"  ({100 * (value - top) / abs(top or 1):+.2f}%)"
         emit(f"  {ARROWS[direction.letter]:8} {value:14,.1f}{gap}")
-    if session is not None:
-        warn(f"game {session.id} is now marked as assisted")
 
 
 def _play_one(job: tuple[str, int | None]) -> tuple[str, str, float]:
@@ -114,15 +147,27 @@ def autoplay_command(
     seed: Annotated[
         str | None, typer.Option("--seed", help="Seed of the first game (then SEED-2, SEED-3...).")
     ] = None,
-    games: Annotated[int, typer.Option("--games", "-n", min=1, help="How many games.")] = 1,
+    games: Annotated[
+        int, typer.Option("--games", "-n", min=1, max=MAX_GAMES, help="How many games.")
+    ] = 1,
     until: Annotated[
         int | None,
         typer.Option(
-            "--until", help="Stop a game when it makes this tile (default: play to the end)."
+            "--until",
+            min=4,
+            max=MAX_UNTIL,
+            help="Stop a game when it makes this tile (default: play to the end).",
         ),
     ] = None,
     jobs: Annotated[
-        int | None, typer.Option("--jobs", "-j", min=1, help="Games in parallel (default: cores).")
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=1,
+            max=MAX_JOBS,
+            help=f"Games in parallel (default: cores; {JOBS_HELP}).",
+        ),
     ] = None,
     db: DbOption = None,
     as_json: JsonOption = False,
@@ -133,6 +178,12 @@ def autoplay_command(
 
     if until is not None and (until < 4 or until & (until - 1)):
         raise typer.BadParameter("--until must be a tile: a power of two from 4")
+    if seed is not None:
+        try:
+            seed_key(seed)
+            seed_key(f"{seed}-{games}")
+        except RecordError as exc:
+            raise typer.BadParameter(f"--seed: {exc.reason}") from None
     base = seed or new_seed()
     seeds = [base] + [f"{base}-{i}" for i in range(2, games + 1)]
     jobs = min(jobs or default_jobs(), games)
@@ -171,7 +222,7 @@ def _autoplay_live(store: Any, seed: str, until: int | None) -> dict[str, Any]:
             elapsed = time.perf_counter() - start
             live.update(
                 Text(
-                    f"game {session.id}  seed {seed}\n"
+                    f"game {session.id}  seed {printable(seed)}\n"
                     + summary_line(session.state.score, session.state.moves, session.state.max_tile)
                     + f" · {session.state.moves / max(elapsed, 1e-9):.1f} moves/s\n"
                     + board_text(session.state.board)
@@ -232,6 +283,7 @@ def _row(game_id: int, seed: str, state: Any, seconds: float) -> dict[str, Any]:
 def _summary(rows: list[dict[str, Any]]) -> None:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(title=f"autoplay: {len(rows)} game(s)")
     for column in ("game", "seed", "score", "max tile", "moves", "seconds", "moves/s"):
@@ -239,7 +291,7 @@ def _summary(rows: list[dict[str, Any]]) -> None:
     for r in rows:
         table.add_row(
             str(r["game"]),
-            r["seed"],
+            Text(printable(r["seed"])),
             str(r["score"]),
             str(r["max_tile"]),
             str(r["moves"]),
@@ -262,9 +314,18 @@ def analyze_command(
     db: DbOption = None,
     as_json: JsonOption = False,
     jobs: Annotated[
-        int | None, typer.Option("--jobs", "-j", min=1, help="Worker processes (default: cores).")
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=1,
+            max=MAX_JOBS,
+            help=f"Worker processes (default: cores; {JOBS_HELP}).",
+        ),
     ] = None,
-    top: Annotated[int, typer.Option("--top", min=1, help="How many mistakes to list.")] = 5,
+    top: Annotated[
+        int, typer.Option("--top", min=1, max=MAX_TOP, help="How many mistakes to list.")
+    ] = 5,
 ) -> None:
     """Annotate a game move by move: accuracy, largest mistakes, the classic mistakes."""
     from rich.console import Console
@@ -279,7 +340,8 @@ def analyze_command(
     from twenty48_replay.batch import default_jobs
     from twenty48_replay.solver.analysis import analyze
 
-    record, label = load_target(target, db)
+    loaded = load_checked(target, db)
+    record, label = loaded.record, loaded.label
     console = Console(stderr=True)
     with Progress(
         TextColumn("analysing"),
@@ -298,14 +360,15 @@ def analyze_command(
         )
     if as_json:
         emit_json({"game": label, **analysis.to_json()})
-        return
-    _report(analysis, label, top)
+    else:
+        _report(analysis, label, top)
+    loaded.finish()
 
 
 def _report(analysis: Analysis, label: str, top: int) -> None:
     moves = len(analysis.annotations)
     emit(
-        f"Analysis of {label}: {moves} moves, score {analysis.final_score}, "
+        f"Analysis of {printable(label)}: {moves} moves, score {analysis.final_score}, "
         f"largest tile {analysis.final_board.max_tile}"
     )
     emit(f"Accuracy: {analysis.accuracy:.1f}% of moves matched the solver's choice")

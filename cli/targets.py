@@ -1,14 +1,49 @@
-"""Resolving ``ID|FILE`` arguments: a stored game or a record file."""
+"""Resolving ``ID|FILE`` arguments, and reporting an invalid record the same way everywhere.
+
+``replay``, ``analyze``, ``hint --record`` and ``export --format svg|gif``
+all read a record by :func:`load_checked`: it verifies the record once, does
+what it can (the command draws, analyses or hints from the valid steps),
+and :meth:`Loaded.finish` then puts the reasons on stderr and exits 1, so an
+invalid record never passes silently with exit 0.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from twenty48_replay.errors import RecordError
+import attrs
+import typer
+
+from twenty48_replay.errors import EXIT_FAILED, RecordError
 from twenty48_replay.record import Record
+from twenty48_replay.replay import verify
 from twenty48_replay.sources import read_records
 
 from .common import open_store
+from .limits import MAX_GAME_ID
+from .output import fail
+
+if TYPE_CHECKING:
+    from twenty48_replay.replay import Step
+    from twenty48_replay.timeline import Timeline
+
+
+def game_id(text: str) -> int | None:
+    """``text`` as a game id: ASCII digits only, at most 2**63 - 1; None if it is not one.
+
+    ``str.isdigit`` alone also accepts ``"²"`` (which ``int`` refuses) and
+    Arabic-Indic digits; numbers beyond 64 bits would overflow the driver.
+    """
+    if not (text.isascii() and text.isdigit()):
+        return None
+    digits = text.lstrip("0") or "0"
+    if len(digits) > 19 or int(digits) > MAX_GAME_ID:  # int() refuses over 4,300 digits
+        raise typer.BadParameter(
+            f"game id {text[:25]}{'...' if len(text) > 25 else ''} "
+            f"is above the largest id ({MAX_GAME_ID})"
+        )
+    return int(digits)
 
 
 def load_target(target: str, db: str | None, index: int | None = None) -> tuple[Record, str]:
@@ -18,9 +53,10 @@ def load_target(target: str, db: str | None, index: int | None = None) -> tuple[
     the store; anything else is a record file (``-`` for stdin).  For a JSON
     Lines file, ``index`` picks the record on that line (default: the first).
     """
-    if target.isdigit() and not Path(target).exists():
+    number = game_id(target)
+    if number is not None and not Path(target).exists():
         with open_store(db) as store:
-            return store.export_record(int(target)), f"game {target}"
+            return store.export_record(number), f"game {number}"
     for item in read_records(target):
         if index is not None and item.index != index:
             continue
@@ -31,3 +67,40 @@ def load_target(target: str, db: str | None, index: int | None = None) -> tuple[
         return item.record, label
     where = f"line {index}" if index is not None else "any record"
     raise RecordError(f"has no record at {where}", source=target)
+
+
+@attrs.frozen
+class Loaded:
+    """A record, its label for messages, and why it is invalid (empty: valid)."""
+
+    record: Record
+    label: str
+    reasons: tuple[str, ...]
+
+    def invalid_line(self) -> str:
+        """The one line every command prints for an invalid record."""
+        return f"{self.label}: INVALID: " + "; ".join(self.reasons)
+
+    def finish(self) -> None:
+        """After the command has done what it can: an invalid record's reasons, exit 1."""
+        if self.reasons:
+            fail(self.invalid_line())
+            raise typer.Exit(EXIT_FAILED)
+
+
+def load_checked(target: str, db: str | None, index: int | None = None) -> Loaded:
+    """:func:`load_target`, verified: the record's claims replayed and compared."""
+    record, label = load_target(target, db, index)
+    return Loaded(record, label, verify(record).reasons)
+
+
+def step_at(timeline: Timeline, at: int | None, label: str, option: str = "--at") -> Step:
+    """Step ``at`` of ``timeline`` (None: the last), or a usage error naming the range."""
+    number = timeline.last if at is None else at
+    try:
+        return timeline[number]
+    except IndexError:
+        raise typer.BadParameter(
+            f"{option} {number}: {label} has steps 0..{timeline.last}"
+            + (" (the valid steps of an invalid record)" if timeline.error is not None else "")
+        ) from None

@@ -19,13 +19,15 @@ import typer
 from twenty48_replay.batch import Result, default_jobs, verify_many
 from twenty48_replay.errors import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE
 from twenty48_replay.sources import RawRecord, expand_paths, location, read_raw
+from twenty48_replay.text import printable
 
+from .limits import JOBS_HELP, MAX_JOBS
 from .output import emit, emit_json, warn
 
 
 def describe(result: Result) -> str:
     """One human line for a verified record."""
-    where = location(result["file"], result["index"])
+    where = printable(location(result["file"], result["index"]))
     summary = f"score {result['score']}, max tile {result['max_tile']}, {result['moves']} moves"
     flags = [flag for flag in ("won", "over") if result[flag]]
     if flags:
@@ -128,7 +130,12 @@ def verify_command(
     jobs: Annotated[
         int | None,
         typer.Option(
-            "--jobs", "-j", min=1, help="Worker processes (default: all cores).", show_default=False
+            "--jobs",
+            "-j",
+            min=1,
+            max=MAX_JOBS,
+            help=f"Worker processes (default: all cores; {JOBS_HELP}).",
+            show_default=False,
         ),
     ] = None,
 ) -> None:

@@ -25,6 +25,7 @@ from textual.widgets import Footer, Static
 from twenty48_replay.board import Board, Direction
 from twenty48_replay.errors import ConflictError, NullMoveError, Twenty48Error
 from twenty48_replay.store import GameSession, Store
+from twenty48_replay.text import printable
 
 from ..output import warn
 from .screens import Choice, ConflictScreen, GameOverScreen, HelpScreen, WinScreen
@@ -180,8 +181,10 @@ class GameScreen(Screen[None]):
         self.board_view.show(state.board)
         self.query_one("#score", ScoreBox).show(state.score, "")
         self._refresh_side()
-        who = f" · player {session.player}" if session.player else ""
-        self.query_one("#info", Static).update(f"game {session.id} · seed {state.seed}{who}")
+        who = f" · player {printable(session.player)}" if session.player else ""
+        self.query_one("#info", Static).update(
+            f"game {session.id} · seed {printable(state.seed)}{who}"
+        )
         self.set_status(self.standing_note(), notice=state.over)
 
     def _refresh_side(self) -> None:
@@ -200,7 +203,7 @@ class GameScreen(Screen[None]):
     def set_status(self, text: str, *, notice: bool = False) -> None:
         """One line under the board for hints and short messages."""
         status = self.query_one("#status", Static)
-        status.update(text)
+        status.update(printable(text))
         status.set_class(notice, "-notice")
 
     def _clear_gained(self) -> None:
@@ -225,7 +228,7 @@ class GameScreen(Screen[None]):
         except Twenty48Error as exc:
             # The move was not stored (the store raised before committing), so
             # the game is unchanged; say why and let the player try again.
-            self.notify(str(exc), title="Move not saved", severity="error")
+            self.notify(printable(str(exc)), title="Move not saved", severity="error", markup=False)
             return
         state = outcome.state
         self.best = max(self.best, state.score)
@@ -262,7 +265,7 @@ class GameScreen(Screen[None]):
         """Stop taking moves for this game and tell the player why."""
         self.locked = True
         self.set_status(self.standing_note(), notice=True)
-        self.app.push_screen(ConflictScreen(str(exc)), self._choose)
+        self.app.push_screen(ConflictScreen(printable(str(exc))), self._choose)
 
     def _choose(self, choice: Choice | None) -> None:
         """Act on a dialog's choice; "continue" and "close" just return to the board."""
@@ -279,7 +282,7 @@ class GameScreen(Screen[None]):
         try:
             session = self.store.new_game(None, player=previous.player)
         except Twenty48Error as exc:
-            self.notify(str(exc), title="No new game", severity="error")
+            self.notify(printable(str(exc)), title="No new game", severity="error", markup=False)
             return
         self._load(session)
         if previous.state.moves and not previous.state.over:
@@ -334,7 +337,9 @@ class GameScreen(Screen[None]):
             try:
                 self.session.mark_assisted()
             except Twenty48Error as exc:
-                self.notify(str(exc), title="Hint not recorded", severity="error")
+                self.notify(
+                    printable(str(exc)), title="Hint not recorded", severity="error", markup=False
+                )
                 return
             self.assisted.add(game_id)
         self.set_status(

@@ -27,11 +27,10 @@ from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, ProgressBar, Static
 
-from twenty48_replay.errors import EXIT_FAILED
 from twenty48_replay.replay import Step
+from twenty48_replay.text import printable
 from twenty48_replay.timeline import Timeline
 
-from ..output import fail
 from ..replay_cmd import ARROWS
 from .screens import HelpScreen, dialog_css
 from .widgets import (
@@ -181,7 +180,7 @@ class GotoScreen(ModalScreen[int | None]):
         """Go if the text is a step of this replay, else say why and stay open."""
         result = parse_step(text, self.last)
         if isinstance(result, str):
-            self.query_one("#goto-error", Static).update(result)
+            self.query_one("#goto-error", Static).update(printable(result))
             return
         self.dismiss(result)
 
@@ -319,7 +318,9 @@ class ReplayScreen(Screen[None]):
                 yield Static(self.title_text(), id="title", markup=False)
                 yield Static(self.win_note(), id="win-note", markup=False)
             if self.reasons:
-                yield Static("INVALID: " + "; ".join(self.reasons), id="banner", markup=False)
+                yield Static(
+                    printable("INVALID: " + "; ".join(self.reasons)), id="banner", markup=False
+                )
             with Horizontal(id="top"):
                 yield BoardView(id="board")
                 with Vertical(id="side"):
@@ -342,9 +343,9 @@ class ReplayScreen(Screen[None]):
     def title_text(self) -> str:
         """What is being replayed: label, seed, player, length of the record."""
         record = self.timeline.record
-        parts = [f"replay · {self.label}", f"seed {record.seed}"]
+        parts = [f"replay · {printable(self.label)}", f"seed {printable(record.seed)}"]
         if record.player:
-            parts.append(f"player {record.player}")
+            parts.append(f"player {printable(record.player)}")
         parts.append(f"{record.move_count:,} moves")
         return " · ".join(parts)
 
@@ -574,15 +575,13 @@ class ReplayApp(App[None]):
 def run_replay_app(timeline: Timeline, label: str, reasons: list[str]) -> None:
     """Run the viewer until the user quits.
 
-    An invalid record still exits with status 1 and its reasons on stderr,
-    as the printing modes of ``twenty48 replay`` do, so scripts and shells
-    see the same verdict whichever way the record was looked at.
+    An invalid record's reasons are in the viewer's banner; afterwards
+    ``twenty48 replay`` prints them and exits 1 (:meth:`Loaded.finish`),
+    as its printing modes do, so scripts and shells see the same verdict
+    whichever way the record was looked at.
     """
     app = ReplayApp(timeline, label, reasons)
     app.run()
-    if reasons:
-        fail(f"{label}: INVALID: " + "; ".join(reasons))
-        raise typer.Exit(EXIT_FAILED)
     if app.return_code:
         raise typer.Exit(app.return_code)
 
