@@ -11,7 +11,13 @@ from typing import Annotated, Any
 
 import typer
 
-from twenty48_replay.errors import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, StoreError
+from twenty48_replay.errors import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_UNUSABLE,
+    StoreError,
+    Twenty48Error,
+)
 from twenty48_replay.sources import expand_paths, location, read_raw
 
 from .common import DbOption, open_store
@@ -135,9 +141,16 @@ def _step_range(text: str | None, last: int) -> tuple[int, int]:
 def _export_records(
     target: str | None, all_games: bool, output: Path | None, db: str | None
 ) -> None:
+    damaged = 0
     with open_store(db) as store:
         if all_games:
-            lines = [record.to_json() + "\n" for record in store.export_all()]
+            lines = []
+            for outcome in store.export_each():  # a damaged game is reported, never exported
+                if isinstance(outcome, Twenty48Error):
+                    damaged += 1
+                    warn(str(outcome))
+                else:
+                    lines.append(outcome.to_json() + "\n")
             text = "".join(lines)
             what = f"{len(lines)} record(s)"
         else:
@@ -147,6 +160,8 @@ def _export_records(
             text = store.export_record(int(target)).to_json(indent=2) + "\n"
             what = "1 record"
     _write(output, text.encode("utf-8"), what)
+    if damaged:
+        raise typer.Exit(EXIT_FAILED)
 
 
 def import_command(

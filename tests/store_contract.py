@@ -15,7 +15,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.exc import DBAPIError
 
 from twenty48_replay import Direction, GameState, NullMoveError, Record, verify
-from twenty48_replay.errors import ConflictError, GameNotFoundError, StoreError
+from twenty48_replay.errors import ConflictError, DamagedGameError, GameNotFoundError, StoreError
 from twenty48_replay.store import ImportRejectedError, Store
 from twenty48_replay.store.tables import SCHEMA_VERSION
 
@@ -184,7 +184,9 @@ class StoreContract:
         report = store.check()
         assert not report.healthy
         assert any("projection score" in p for p in report.problems)
-        with pytest.raises(StoreError, match="does not replay"):
+        with pytest.raises(
+            DamagedGameError, match=f"game {session.id} is damaged: projection score"
+        ):
             store.open_game(session.id)
 
     def test_newer_schema_is_refused(self, db_url: str) -> None:
