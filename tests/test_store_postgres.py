@@ -9,7 +9,7 @@ import pytest
 from conftest import ROOT, run_race
 from pg import fresh_database
 from sqlalchemy import create_engine, text
-from store_contract import StoreContract
+from store_contract import IntegrityContract, StoreContract
 
 from twenty48_replay import Record
 from twenty48_replay.store import Store
@@ -27,6 +27,10 @@ def db_url_2() -> Iterator[str]:
 
 class TestPostgreSQLStore(StoreContract):
     """Every contract test, on PostgreSQL."""
+
+
+class TestPostgreSQLIntegrity(IntegrityContract):
+    """Every integrity contract test (issue 9), on PostgreSQL."""
 
 
 def test_eight_processes_append_to_twenty_games(db_url: str, tmp_path: Path) -> None:

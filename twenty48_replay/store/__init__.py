@@ -16,9 +16,10 @@ returning anything derived from a damaged game.
 from __future__ import annotations
 
 import hashlib
+import sqlite3
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -182,12 +183,16 @@ class Store:
         self._batch = True
         try:
             yield
-        finally:
+        except BaseException:
             self._batch = False
-            try:
+            with suppress(SQLAlchemyError, sqlite3.Error):  # the first error is the one to report
                 dialects.sync_now(self.engine)
-            except SQLAlchemyError as exc:
-                raise conn.driver_error(exc, self.name) from None
+            raise
+        self._batch = False
+        try:
+            dialects.sync_now(self.engine)
+        except (SQLAlchemyError, sqlite3.Error) as exc:  # raw driver calls (checkpoint)
+            raise conn.driver_error(exc, self.name) from None
 
     def close(self) -> None:
         """Release connections."""

@@ -76,7 +76,7 @@ def describe(url: str) -> str:
     return parsed.render_as_string(hide_password=True)
 
 
-def driver_error(exc: SQLAlchemyError, where: str) -> Twenty48Error:
+def driver_error(exc: SQLAlchemyError | sqlite3.Error, where: str) -> Twenty48Error:
     """Map a driver exception to one clear error line."""
     message = str(exc.orig) if isinstance(exc, DBAPIError) and exc.orig is not None else str(exc)
     first = message.strip().splitlines()[0] if message.strip() else type(exc).__name__
