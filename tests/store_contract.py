@@ -260,7 +260,7 @@ class IntegrityContract:
             yield store
 
     def test_spec_valid_strings_are_stored_and_exported_exactly(self, store: Store) -> None:
-        cases = [
+        cases: list[tuple[str, dict[str, Any]]] = [
             ("nul\x00seed", {"player": "p" * 201, "started": "2026-01-02T03:04:05.678Z"}),
             ("s\x01x", {"player": "lone \ud800 surrogate", "notes": "\udfff", "k": ["\x00"]}),
             ("plain", {"player": "nul\x00and\x01one", "z": {"\udbff": "\x01x"}}),

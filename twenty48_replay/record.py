@@ -12,6 +12,7 @@ only ever sees clean data.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -94,7 +95,12 @@ class Record:
     def to_json(self, *, indent: int | None = None) -> str:
         """The record as JSON text (compact unless ``indent`` is given)."""
         separators = (",", ":") if indent is None else (",", ": ")
-        return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent, separators=separators)
+        text = json.dumps(self.to_dict(), ensure_ascii=False, indent=indent, separators=separators)
+        # A lone surrogate (valid in a record, SPEC 6.3) has no UTF-8 form: write it escaped.
+        return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 
 # ---------------------------------------------------------------- reading JSON

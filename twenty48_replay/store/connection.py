@@ -149,10 +149,13 @@ def open_engine(target: str | None, *, read_only: bool = False) -> tuple[Engine,
     path = Path(parsed.database) if backend == "sqlite" and parsed.database else None
     needs_upgrade = False
     if path is not None:
-        if path.is_dir():
-            raise StoreError(f"{shown}: is a directory, not a database file")
-        if not path.parent.exists():
-            raise StoreError(f"{shown}: folder {path.parent} does not exist")
+        try:
+            if path.is_dir():
+                raise StoreError(f"{shown}: is a directory, not a database file")
+            if not path.parent.exists():
+                raise StoreError(f"{shown}: folder {path.parent} does not exist")
+        except OSError as exc:
+            raise StoreError(f"{shown}: cannot reach the file ({exc.strerror})") from None
         if _is_new_file(path, shown):
             if read_only:
                 raise StoreError(f"{shown}: no database there")
@@ -288,8 +291,15 @@ def _require_marker(path: Path, shown: str) -> None:
 
 
 def _sqlite_reader(path: Path) -> Engine:
-    """An engine that can only read ``path`` (``mode=ro``: no write, no checkpoint)."""
-    uri = _uri(path, "mode=ro")
+    """An engine that can only read ``path``, and touches no file if it can.
+
+    With no ``-wal`` file next to it (nobody has it open; every commit is in
+    the main file) it reads with ``immutable=1``, creating and changing
+    nothing.  Otherwise it must read the WAL too: ``mode=ro`` never writes
+    the database or checkpoints, but may update the ``-shm`` index.
+    """
+    wal = Path(f"{path}-wal")
+    uri = _uri(path, "mode=ro" if wal.exists() else "mode=ro&immutable=1")
 
     def connect() -> sqlite3.Connection:
         return sqlite3.connect(uri, uri=True, check_same_thread=False)
