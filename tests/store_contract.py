@@ -349,7 +349,8 @@ class IntegrityContract:
                 with pytest.raises(DamagedGameError, match=f"game {bad.id} is damaged: .*digest"):
                     read(bad.id)
             outcomes = list(again.export_each())
-            assert isinstance(outcomes[0], Record) and outcomes[0].seed == "good"
+            assert isinstance(outcomes[0], Record)
+            assert outcomes[0].seed == "good"
             assert isinstance(outcomes[1], DamagedGameError)
             report = again.check()
             assert not report.healthy
