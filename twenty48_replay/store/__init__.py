@@ -32,7 +32,7 @@ from twenty48_replay.board import Direction
 from twenty48_replay.errors import DamagedGameError, RecordError
 from twenty48_replay.game import GameState, Spawn
 from twenty48_replay.record import Record
-from twenty48_replay.replay import VerifyResult, final_state, verify
+from twenty48_replay.replay import VerifyResult, verify
 from twenty48_replay.store import connection as conn
 from twenty48_replay.store import dialects, recorder, repository, schema
 from twenty48_replay.store.legacy import V1, metadata_v1
@@ -223,21 +223,20 @@ class Store:
             )
         return GameSession(self, game_id, state, player)
 
-    def _load(self, game_id: int) -> tuple[GameInfo, str]:
-        """A game's row and log, after checking that they agree (:class:`DamagedGameError`)."""
+    def _load(self, game_id: int) -> tuple[GameInfo, str, GameState]:
+        """A game's row, log and replayed state, checked to agree (:class:`DamagedGameError`)."""
         with self.reading() as connection:
             info = repository.get_game(connection, game_id)
             letters, log_problems = repository.move_log(connection, game_id)
             digest = repository.stored_digest(connection, game_id)
-        problems = repository.game_problems(info, letters, log_problems, digest)
-        if problems:
+        problems, state = repository.game_problems(info, letters, log_problems, digest)
+        if problems or state is None:
             raise DamagedGameError(game_id, problems)
-        return info, letters
+        return info, letters, state
 
     def open_game(self, game_id: int) -> GameSession:
         """Load a game by replaying its log; refuses a log that disagrees with its projection."""
-        info, letters = self._load(game_id)
-        state, _ = final_state(Record(info.seed, letters, info.score))
+        info, letters, state = self._load(game_id)
         return GameSession(self, game_id, state, info.player, letters)
 
     def resume_latest(self) -> GameSession | None:
@@ -286,8 +285,7 @@ class Store:
 
     def game_record(self, game_id: int) -> tuple[GameInfo, Record]:
         """A game's row and its record, from one checked read."""
-        info, letters = self._load(game_id)
-        state, _ = final_state(Record(info.seed, letters, 0))
+        info, letters, state = self._load(game_id)
         if info.extra is not None:
             extra = dict(info.extra)
         else:
@@ -396,7 +394,7 @@ class Store:
                     digest = repository.stored_digest(connection, game_id) if has_digests else None
                     games += 1
                     total_moves += len(letters)
-                    found = repository.game_problems(
+                    found, _ = repository.game_problems(
                         info, letters, log_problems, digest, check_digest=has_digests
                     )
                     problems.extend(f"game {game_id}: {line}" for line in found)

@@ -14,6 +14,7 @@ from sqlalchemy.types import TypeDecorator
 
 from twenty48_replay.board import Board
 from twenty48_replay.errors import GameNotFoundError, RecordError
+from twenty48_replay.game import GameState
 from twenty48_replay.record import Record
 from twenty48_replay.replay import final_state
 from twenty48_replay.rng import seed_key
@@ -165,16 +166,22 @@ def move_log(connection: Connection, game_id: int) -> tuple[str, list[str]]:
     ).all()
     directions = [row[1] for row in rows]
     problems = []
-    if not all(type(d) is str and d in _LETTERS for d in directions):
+    try:  # fast path: every row one of U, D, L, R
+        letters = "".join(directions)
+        sound = len(letters) == len(directions) and _LETTERS.issuperset(letters)
+    except TypeError:
+        sound = False
+    if not sound:
         position = next(
             i for i, d in enumerate(directions, 1) if not (type(d) is str and d in _LETTERS)
         )
         problems.append(f"move {position} is {_shown(directions[position - 1])}, not U, D, L or R")
         directions = [d if type(d) is str and d in _LETTERS else "?" for d in directions]
+        letters = "".join(directions)
     seqs = [row[0] for row in rows]
     if seqs != list(range(1, len(seqs) + 1)):
         problems.append("the log's sequence numbers are not 1, 2, 3, ...")
-    return "".join(directions), problems
+    return letters, problems
 
 
 _LETTERS: Final = frozenset("UDLR")
@@ -205,8 +212,12 @@ def game_problems(
     digest: str | None,
     *,
     check_digest: bool = True,
-) -> list[str]:
-    """Every way a game's row, log and projection disagree (empty: the game is sound)."""
+) -> tuple[list[str], GameState | None]:
+    """Every way a game's row, log and projection disagree (empty: the game is sound).
+
+    Also returns the replayed state (None if the row or log is too damaged
+    to replay), so a reader never replays twice.
+    """
     found = list(info.damage) + log_problems
     if check_digest and digest != log_digest(letters):
         what = "has no digest" if digest is None else "does not match its digest"
@@ -214,7 +225,7 @@ def game_problems(
     if len(letters) != info.move_count:
         found.append(f"projection has {info.move_count} moves, the log {len(letters)}")
     if found:
-        return found
+        return found, None
     state, null_move = final_state(Record(info.seed, letters, 0))
     if null_move is not None:
         found.append(f"log has an invalid move: {null_move}")
@@ -228,7 +239,7 @@ def game_problems(
         found.append(
             f"projection won/over {info.won}/{info.over}, replayed {state.won}/{state.over}"
         )
-    return found
+    return found, state
 
 
 def latest_unfinished(connection: Connection) -> int | None:
