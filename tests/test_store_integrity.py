@@ -366,6 +366,7 @@ def test_damaged_rows_are_named_by_check_and_refused_by_reads(db: Path, kind: st
     listed = run_cli("list", "--db", str(db), "--json")
     assert listed.returncode == 0, listed.stderr
     assert run_cli("list", "--db", str(db)).stdout.count("damaged") == 1
+    assert run_cli("stats", "--db", str(db), "--json").returncode == 0
     for args in (["show", "2"], ["export", "2"], ["replay", "2", "--json"]):
         assert damage in one_line_error(run_cli(*args, "--db", str(db)), 1)
     assert run_cli("show", "1", "--db", str(db)).returncode == 0

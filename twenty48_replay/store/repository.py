@@ -324,8 +324,12 @@ class Stats:
 
 
 def stats(connection: Connection, player: str | None = None) -> Stats:
-    """Best score, games, wins, average score and the highest-tile distribution."""
-    where = [] if player is None else [games.c.player == player]
+    """Best score, games, wins, average score and the highest-tile distribution.
+
+    Rows whose projection numbers are not numbers (a damaged SQLite file)
+    are left out rather than breaking the totals; ``twenty48 check`` names them.
+    """
+    where = _sound_numbers(connection) + ([] if player is None else [games.c.player == player])
     totals = connection.execute(
         select(
             func.count(),
@@ -356,5 +360,29 @@ def stats(connection: Connection, player: str | None = None) -> Stats:
 
 
 def best_score(connection: Connection) -> int:
-    """The highest score of any game."""
-    return int(connection.execute(select(func.coalesce(func.max(games.c.score), 0))).scalar_one())
+    """The highest score of any game (rows with a damaged score left out)."""
+    return int(
+        connection.execute(
+            select(func.coalesce(func.max(games.c.score), 0)).where(*_sound_numbers(connection))
+        ).scalar_one()
+    )
+
+
+def _sound_numbers(connection: Connection) -> list[Any]:
+    """Conditions keeping rows whose projection numbers are integers.
+
+    PostgreSQL enforces column types; SQLite stores whatever it is given,
+    so a damaged file can hold text where a score belongs.
+    """
+    if connection.dialect.name != "sqlite":
+        return []
+    return [
+        func.typeof(column) == "integer"
+        for column in (
+            games.c.score,
+            games.c.max_tile,
+            games.c.move_count,
+            games.c.won,
+            games.c.over,
+        )
+    ]
