@@ -382,6 +382,11 @@ class IntegrityContract:
                     f"INSERT INTO moves (game_id, seq, direction) VALUES (1, {seq}, '{letter}')"
                 )
         engine.dispose()
+        with Store(db_url, read_only=True) as inspector:  # check reads a v1 file as it is
+            assert inspector.check().healthy
+        assert fetch(db_url, "SELECT value FROM twenty48_meta WHERE key = 'schema_version'") == [
+            ("1",)
+        ]
         with Store(db_url) as store:
             assert store.moves(1) == letters
             assert store.game(1).player == "x\x01y"
@@ -408,3 +413,15 @@ class IntegrityContract:
         assert fetch(db_url, "SELECT value FROM twenty48_meta WHERE key = 'schema_version'") == [
             ("1",)
         ]
+
+    def test_a_digest_changed_behind_an_open_session_stops_the_next_move(
+        self, store: Store, db_url: str
+    ) -> None:
+        session = store.new_game("digest")
+        play_letters(session, greedy_letters("digest", 4))
+        execute(db_url, f"UPDATE log_digests SET digest = 'x' WHERE game_id = {session.id}")
+        with pytest.raises(DamagedGameError, match="digest changed outside the store"):
+            session.play(Direction(first_valid(session.state)))
+        assert fetch(db_url, f"SELECT count(*) FROM moves WHERE game_id = {session.id}") == [(4,)]
+        with pytest.raises(DamagedGameError, match="does not match its digest"):
+            store.open_game(session.id)
