@@ -94,3 +94,30 @@ def test_timeouts_in_the_url_take_precedence(db_url: str) -> None:
     assert postgresql_connect_args(custom) == {}
     with Store(custom.render_as_string(hide_password=False)) as store:
         assert store.list_games() == []
+
+
+@pytest.mark.parametrize(
+    ("statement", "named"),
+    [
+        (
+            "CREATE RULE hide AS ON INSERT TO moves DO ALSO "
+            "UPDATE games SET seed = 'gone' WHERE id <> NEW.game_id",
+            "unexpected rule moves.hide",
+        ),
+        ("ALTER TABLE games ENABLE ROW LEVEL SECURITY", "altered table games"),
+        ("CREATE VIEW peek AS SELECT seed FROM games", "unexpected view peek"),
+        ("ALTER TABLE games ALTER COLUMN score DROP NOT NULL", "altered column games.score"),
+    ],
+)
+def test_postgresql_schema_additions_are_refused(db_url: str, statement: str, named: str) -> None:
+    with Store(db_url) as store:
+        store.new_game("kept")
+    engine = create_engine(db_url)
+    with engine.begin() as connection:
+        connection.execute(text(statement))
+    engine.dispose()
+    with pytest.raises(StoreError, match=named):
+        Store(db_url)
+    with Store(db_url, read_only=True) as inspector:
+        report = inspector.check()
+    assert f"schema: {named}" in report.problems

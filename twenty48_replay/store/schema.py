@@ -9,10 +9,12 @@ expected schema is derived, never written down twice:
 * SQLite: ``metadata`` and the dialect's trigger statements are run in an
   in-memory database and its ``sqlite_master`` is read back, so the
   comparison is of the SQL text SQLite keeps (whitespace normalised).
-* PostgreSQL: the catalog is described (column types, nullability and
-  defaults, constraints, index definitions, trigger definitions and the
-  bodies of our trigger functions) and compared with the same
-  description computed from ``metadata``.
+* PostgreSQL: the catalog is described (tables and views, column types,
+  nullability and defaults, constraints, index definitions, trigger
+  definitions, the bodies of our trigger functions, rules, row-level
+  security and its policies) and compared with the same description
+  computed from ``metadata``.  Database-wide event triggers are a
+  superuser's matter and not inspected.
 
 Tables added to ``metadata`` later are covered without further work.
 """
@@ -107,12 +109,15 @@ def postgresql_schema(connection: Connection) -> Schema:
         rows = connection.exec_driver_sql(sql, (schema,)).fetchall()
         return [tuple("" if v is None else str(v) for v in row) for row in rows]
 
-    for name, kind in query(
-        "SELECT c.relname, c.relkind FROM pg_class c JOIN pg_namespace n "
+    for name, kind, row_security in query(
+        "SELECT c.relname, c.relkind, c.relrowsecurity FROM pg_class c JOIN pg_namespace n "
         "ON n.oid = c.relnamespace WHERE n.nspname = %s AND c.relkind IN "
         "('r', 'v', 'm', 'p', 'f')"
     ):
-        found["table" if kind == "r" else "view", name] = "" if kind == "r" else kind
+        if kind == "r":  # row-level security could hide rows from the store
+            found["table", name] = "row security" if row_security == "True" else ""
+        else:
+            found["view", name] = kind
     for table, column, kind, not_null, default in query(
         "SELECT c.relname, a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull, "
         "pg_get_expr(d.adbin, d.adrelid) FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid "
@@ -139,6 +144,8 @@ def postgresql_schema(connection: Connection) -> Schema:
         found["trigger", f"{table}.{name}"] = normalise_sql(_strip_schema(definition, schema))
     for table, name in query("SELECT tablename, rulename FROM pg_rules WHERE schemaname = %s"):
         found["rule", f"{table}.{name}"] = ""
+    for table, name in query("SELECT tablename, policyname FROM pg_policies WHERE schemaname = %s"):
+        found["policy", f"{table}.{name}"] = ""
     for name, body in query(
         "SELECT p.proname, p.prosrc FROM pg_proc p JOIN pg_namespace n "
         "ON n.oid = p.pronamespace WHERE n.nspname = %s AND p.proname LIKE 'twenty48%%'"
