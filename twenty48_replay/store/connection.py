@@ -146,7 +146,8 @@ def open_engine(target: str | None, *, read_only: bool = False) -> tuple[Engine,
     backend = parsed.get_backend_name()
     if backend not in SUPPORTED:
         raise StoreError(f"{shown}: unsupported database {backend!r} (use SQLite or PostgreSQL)")
-    path = Path(parsed.database) if backend == "sqlite" and parsed.database else None
+    on_disk = backend == "sqlite" and parsed.database not in (None, "", ":memory:")
+    path = Path(parsed.database) if on_disk and parsed.database else None
     needs_upgrade = False
     if path is not None:
         try:
@@ -158,7 +159,7 @@ def open_engine(target: str | None, *, read_only: bool = False) -> tuple[Engine,
             raise StoreError(f"{shown}: cannot reach the file ({exc.strerror})") from None
         if _is_new_file(path, shown):
             if read_only:
-                raise StoreError(f"{shown}: no database there")
+                raise StoreError(f"{shown}: no database there yet (nothing to check)")
             _create_file(path, shown)
         _require_marker(path, shown)
         needs_upgrade = _validate_read_only(path, shown, read_only)
