@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -264,9 +265,31 @@ def _require_marker(path: Path, shown: str) -> None:
 
     ``immutable=1`` reads the main file alone: no lock, no journal recovery,
     no ``-wal``/``-shm`` opened, so refusing leaves every byte as it was.
-    A database of ours always has its marker in the main file (it is
-    created in rollback mode and switched to WAL only afterwards).
+    A database of ours always has its marker in the main file (it is built
+    whole before it appears at its path, see :func:`_create_file`).  Without
+    locks a checkpoint by another process may be caught half-way, so a read
+    error is retried a few times before it counts.
     """
+    for attempt in range(3):
+        try:
+            value = _read_marker(path, shown)
+        except sqlite3.DatabaseError as exc:
+            if "not a database" in str(exc) or "encrypted" in str(exc):
+                raise StoreError(f"{shown}: not an SQLite database") from None
+            if "unable to open" in str(exc):
+                raise StoreError(
+                    f"{shown}: cannot open the database file (no permission?)"
+                ) from None
+            if attempt == 2:
+                raise StoreError(f"{shown}: not a twenty48-replay database ({exc})") from None
+            time.sleep(0.05 * (attempt + 1))
+        else:
+            if value != APPLICATION:
+                raise StoreError(f"{shown}: not a twenty48-replay database")
+            return
+
+
+def _read_marker(path: Path, shown: str) -> object:
     try:
         raw = sqlite3.connect(_uri(path, "mode=ro&immutable=1"), uri=True)
     except sqlite3.Error:
@@ -281,14 +304,9 @@ def _require_marker(path: Path, shown: str) -> None:
             what = "it has other tables" if names else "it has no tables of ours"
             raise StoreError(f"{shown}: not a twenty48-replay database ({what})")
         row = raw.execute(f"SELECT value FROM {meta.name} WHERE key = 'application'").fetchone()
-    except sqlite3.DatabaseError as exc:
-        if "not a database" in str(exc) or "encrypted" in str(exc):
-            raise StoreError(f"{shown}: not an SQLite database") from None
-        raise StoreError(f"{shown}: not a twenty48-replay database ({exc})") from None
+        return None if row is None else row[0]
     finally:
         raw.close()
-    if row is None or row[0] != APPLICATION:
-        raise StoreError(f"{shown}: not a twenty48-replay database")
 
 
 def _sqlite_reader(path: Path) -> Engine:
