@@ -459,3 +459,16 @@ def test_digest_of_an_imported_game_is_sha256_of_its_moves(tmp_path: Path) -> No
     (digest,) = connection.execute("SELECT digest FROM log_digests WHERE game_id = 1").fetchone()
     connection.close()
     assert digest == hashlib.sha256(letters_for("digest", 40).encode()).hexdigest()
+
+
+def test_check_names_a_gap_in_the_sequence_numbers(db: Path) -> None:
+    sql(
+        db,
+        "DROP TRIGGER moves_no_update",
+        "UPDATE moves SET seq = 112 WHERE game_id = 2 AND seq = 12",
+        "CREATE TRIGGER moves_no_update BEFORE UPDATE ON moves\n"
+        "        BEGIN SELECT RAISE(ABORT, 'twenty48: the move log is append-only'); END",
+    )
+    check = run_cli("check", "--db", str(db))
+    assert check.returncode == 1
+    assert "game 2: the log's sequence numbers are not 1, 2, 3, ..." in check.stdout

@@ -390,7 +390,7 @@ class Store:
                 ids = repository.all_game_ids(connection)
                 for game_id in ids:
                     info = repository.get_game(connection, game_id)
-                    letters, log_problems = repository.move_log(connection, game_id)
+                    letters, log_problems = repository.move_log(connection, game_id, sequence=True)
                     digest = repository.stored_digest(connection, game_id) if has_digests else None
                     games += 1
                     total_moves += len(letters)
