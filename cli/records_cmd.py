@@ -21,7 +21,7 @@ from twenty48_replay.errors import (
 from twenty48_replay.sources import expand_paths, location, read_raw
 
 from .common import DbOption, open_store
-from .output import emit, warn
+from .output import emit, fail, warn
 
 
 class ExportFormat(StrEnum):
@@ -148,7 +148,7 @@ def _export_records(
             for outcome in store.export_each():  # a damaged game is reported, never exported
                 if isinstance(outcome, Twenty48Error):
                     damaged += 1
-                    warn(str(outcome))
+                    fail(str(outcome))
                 else:
                     lines.append(outcome.to_json() + "\n")
             text = "".join(lines)
