@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -28,7 +28,7 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Machine-readable JSON 
 
 
 @contextmanager
-def open_store(db: str | None) -> Iterator[Store]:
+def open_store(db: str | None, *, read_only: bool = False) -> Iterator[Store]:
     """The store named by ``--db`` / ``TWENTY48_DB`` / the default, closed afterwards.
 
     SQLAlchemy is imported here, not at start-up, so commands that do not
@@ -36,7 +36,7 @@ def open_store(db: str | None) -> Iterator[Store]:
     """
     from twenty48_replay.store import Store
 
-    store = Store(db)
+    store = Store(db, read_only=read_only)
     try:
         yield store
     finally:
@@ -61,5 +61,22 @@ def checked_player(player: str | None) -> str | None:
 
 
 def local_time(ms: int) -> str:
-    """A stored timestamp as local 'YYYY-MM-DD HH:MM'."""
-    return datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M")
+    """A stored timestamp as local 'YYYY-MM-DD HH:MM', whatever the stored value.
+
+    Timestamps come from records (``started``) and may be anything a
+    datetime can hold, or not: 0001-01-01 has no local time west of UTC's
+    year 1 and 9999-12-31 none east of it.  Such a time is shown in UTC
+    with a 'UTC' suffix; one outside years 1-9999 altogether is shown as
+    '?' (never an error, so a listing always works).
+    """
+    try:
+        moment = _EPOCH + timedelta(milliseconds=ms)
+    except (OverflowError, ValueError, TypeError):
+        return "?"
+    try:
+        return moment.astimezone().strftime("%Y-%m-%d %H:%M")
+    except (OverflowError, ValueError, OSError):
+        return moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

@@ -73,8 +73,7 @@ def show_command(
 ) -> None:
     """One game: board, score and a summary of its record."""
     with open_store(db) as store:
-        info = store.game(game_id)
-        record = store.export_record(game_id)
+        info, record = store.game_record(game_id)
     if as_json:
         emit_json({"id": info.id, "state": info.state_label, **record.to_dict()})
         return
@@ -120,8 +119,13 @@ def where_command(db: DbOption = None) -> None:
 
 
 def check_command(db: DbOption = None, as_json: JsonOption = False) -> None:
-    """Re-derive every game from seed + moves and run the database's integrity check."""
-    with open_store(db) as store:
+    """Compare the schema with ours, re-derive every game, run the integrity check.
+
+    Opens the database read-only and without requiring its schema to match,
+    so a damaged or altered database of ours can be inspected (and nothing
+    in it changes).
+    """
+    with open_store(db, read_only=True) as store:
         report = store.check()
     if as_json:
         emit_json(

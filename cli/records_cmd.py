@@ -11,7 +11,12 @@ from typing import Annotated, Any
 
 import typer
 
-from twenty48_replay.errors import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE
+from twenty48_replay.errors import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_UNUSABLE,
+    Twenty48Error,
+)
 from twenty48_replay.sources import expand_paths, location, read_raw
 from twenty48_replay.text import json_text, printable
 
@@ -26,7 +31,7 @@ from .limits import (
     MIN_SIZE,
     MIN_STEP,
 )
-from .output import emit, warn
+from .output import emit, fail, warn
 from .targets import game_id, load_checked, step_at
 from .writing import check_output, database_files, is_stdout, write_output
 
@@ -183,15 +188,24 @@ def _export_records(
         number = game_id(target)
         if number is None:
             raise typer.BadParameter(f"{printable(repr(target))} is not a game id")
+    damaged = 0
     with open_store(db) as store:
         if number is None:
-            lines = [record.to_json() + "\n" for record in store.export_all()]
+            lines = []
+            for outcome in store.export_each():  # a damaged game is reported, never exported
+                if isinstance(outcome, Twenty48Error):
+                    damaged += 1
+                    fail(str(outcome))
+                else:
+                    lines.append(outcome.to_json() + "\n")
             text = "".join(lines)
             what = f"{len(lines)} record(s)"
         else:
             text = store.export_record(number).to_json(indent=2) + "\n"
             what = "1 record"
     _write(output, json_text(text).encode("utf-8"), what, protected)
+    if damaged:
+        raise typer.Exit(EXIT_FAILED)
 
 
 def import_command(

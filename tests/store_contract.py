@@ -12,11 +12,14 @@ from typing import Any
 
 import pytest
 from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 
 from twenty48_replay import Direction, GameState, NullMoveError, Record, verify
-from twenty48_replay.errors import ConflictError, GameNotFoundError, StoreError
+from twenty48_replay.errors import ConflictError, DamagedGameError, GameNotFoundError, StoreError
 from twenty48_replay.store import ImportRejectedError, Store
+from twenty48_replay.store.dialects import install_triggers
+from twenty48_replay.store.legacy import metadata_v1
 from twenty48_replay.store.tables import SCHEMA_VERSION
 
 
@@ -184,7 +187,9 @@ class StoreContract:
         report = store.check()
         assert not report.healthy
         assert any("projection score" in p for p in report.problems)
-        with pytest.raises(StoreError, match="does not replay"):
+        with pytest.raises(
+            DamagedGameError, match=f"game {session.id} is damaged: projection score"
+        ):
             store.open_game(session.id)
 
     def test_newer_schema_is_refused(self, db_url: str) -> None:
@@ -200,3 +205,223 @@ class StoreContract:
         engine.dispose()
         with pytest.raises(StoreError, match="newer than this program"):
             Store(db_url)
+
+
+def execute(db_url: str, *statements: str) -> None:
+    """Run SQL on the database directly, as a user with plain sqlite3/psql would."""
+    engine = create_engine(db_url)
+    try:
+        with engine.begin() as connection:
+            for statement in statements:
+                connection.exec_driver_sql(statement)
+    finally:
+        engine.dispose()
+
+
+def fetch(db_url: str, statement: str) -> list[tuple[Any, ...]]:
+    engine = create_engine(db_url)
+    try:
+        with engine.connect() as connection:
+            return [tuple(row) for row in connection.exec_driver_sql(statement)]
+    finally:
+        engine.dispose()
+
+
+def backend(db_url: str) -> str:
+    return make_url(db_url).get_backend_name()
+
+
+def drop_triggers(db_url: str) -> list[str]:
+    """Statements that drop our triggers on this backend."""
+    if backend(db_url) == "sqlite":
+        return [f"DROP TRIGGER {name}" for name in SQLITE_TRIGGERS]
+    return [f"DROP TRIGGER {name} ON moves" for name in POSTGRESQL_TRIGGERS]
+
+
+def reinstall_triggers(db_url: str) -> None:
+    engine = create_engine(db_url)
+    try:
+        with engine.begin() as connection:
+            install_triggers(connection)
+    finally:
+        engine.dispose()
+
+
+SQLITE_TRIGGERS = ("moves_no_update", "moves_no_delete", "moves_next_seq")
+POSTGRESQL_TRIGGERS = ("moves_no_update_delete", "moves_next_seq")
+
+
+class IntegrityContract:
+    """Issue 9: the store trusts nothing it reads, on every backend alike."""
+
+    @pytest.fixture
+    def store(self, db_url: str) -> Any:
+        with Store(db_url) as store:
+            yield store
+
+    def test_spec_valid_strings_are_stored_and_exported_exactly(self, store: Store) -> None:
+        cases: list[tuple[str, dict[str, Any]]] = [
+            ("nul\x00seed", {"player": "p" * 201, "started": "2026-01-02T03:04:05.678Z"}),
+            ("s\x01x", {"player": "lone \ud800 surrogate", "notes": "\udfff", "k": ["\x00"]}),
+            ("plain", {"player": "nul\x00and\x01one", "z": {"\udbff": "\x01x"}}),
+        ]
+        for seed, extra in cases:
+            letters = greedy_letters(seed, 15)
+            record = Record(seed, letters, verify(Record(seed, letters, 0)).score, extra=extra)
+            outcome = store.import_record(record)
+            exported = store.export_record(outcome.game_id)
+            assert (exported.seed, exported.moves, exported.extra) == (seed, letters, extra)
+            assert store.game(outcome.game_id).player == extra["player"]
+            assert [g.id for g in store.list_games(player=extra["player"])] == [outcome.game_id]
+            assert [g.id for g in store.list_games(seed=seed)] == [outcome.game_id]
+            assert store.import_record(record).duplicate
+        assert store.check().healthy
+
+    def test_a_trigger_with_our_name_and_a_hostile_body_is_refused(
+        self, store: Store, db_url: str
+    ) -> None:
+        victim = store.new_game("victim")
+        attacker = store.new_game("attacker")
+        store.close()
+        if backend(db_url) == "sqlite":
+            hostile = [
+                "DROP TRIGGER moves_next_seq",
+                "CREATE TRIGGER moves_next_seq AFTER INSERT ON moves "
+                "BEGIN UPDATE games SET seed = 'gone' WHERE id <> NEW.game_id; END",
+            ]
+        else:
+            hostile = [
+                "CREATE OR REPLACE FUNCTION twenty48_moves_next_seq() RETURNS trigger AS $$ "
+                "BEGIN UPDATE games SET seed = 'gone' WHERE id <> NEW.game_id; RETURN NEW; END; "
+                "$$ LANGUAGE plpgsql"
+            ]
+        execute(db_url, *hostile)
+        with pytest.raises(StoreError, match=r"altered (trigger|function) .*refusing"):
+            Store(db_url)
+        assert fetch(db_url, "SELECT id, seed FROM games ORDER BY id") == [
+            (victim.id, "victim"),
+            (attacker.id, "attacker"),
+        ]
+        with Store(db_url, read_only=True) as inspector:
+            report = inspector.check()
+        assert not report.healthy
+        assert any("altered" in p and "moves_next_seq" in p for p in report.problems), report
+
+    def test_check_reports_missing_triggers_and_use_is_refused(
+        self, store: Store, db_url: str
+    ) -> None:
+        play_letters(store.new_game("dropped"), greedy_letters("dropped", 5))
+        execute(db_url, *drop_triggers(db_url))
+        with pytest.raises(StoreError, match="missing trigger"):
+            Store(db_url)
+        with Store(db_url, read_only=True) as inspector:
+            report = inspector.check()
+        assert not report.healthy
+        names = SQLITE_TRIGGERS if backend(db_url) == "sqlite" else POSTGRESQL_TRIGGERS
+        for name in names:
+            assert any("missing trigger" in p and name in p for p in report.problems), report
+
+    def test_a_log_changed_behind_the_store_is_never_served(
+        self, store: Store, db_url: str
+    ) -> None:
+        good = store.new_game("good")
+        play_letters(good, greedy_letters("good", 10))
+        bad = store.new_game("bad")
+        letters = greedy_letters("bad", 10)
+        play_letters(bad, letters)
+        # Change the log and make the projection agree with the changed log, so
+        # only the digest can tell; then put the triggers back as they were.
+        shorter = GameState.new("bad")
+        for letter in letters[:9]:
+            shorter, _, _ = shorter.play(Direction(letter))
+        execute(
+            db_url,
+            *drop_triggers(db_url),
+            f"DELETE FROM moves WHERE game_id = {bad.id} AND seq = 10",
+            f"UPDATE games SET move_count = 9, score = {shorter.score}, "
+            f"max_tile = {shorter.max_tile}, board = '{shorter.board.packed:020x}', "
+            f"won = {'true' if shorter.won else 'false'}, "
+            f"over = {'true' if shorter.over else 'false'} WHERE id = {bad.id}",
+        )
+        reinstall_triggers(db_url)
+        with Store(db_url) as again:
+            for read in (again.open_game, again.export_record, again.game, again.moves):
+                with pytest.raises(DamagedGameError, match=f"game {bad.id} is damaged: .*digest"):
+                    read(bad.id)
+            outcomes = list(again.export_each())
+            assert isinstance(outcomes[0], Record)
+            assert outcomes[0].seed == "good"
+            assert isinstance(outcomes[1], DamagedGameError)
+            report = again.check()
+            assert not report.healthy
+            assert report.problems == (f"game {bad.id}: its move log does not match its digest",)
+            with pytest.raises((ConflictError, DamagedGameError)):
+                bad.play(Direction(first_valid(bad.state)))  # a stale session cannot extend it
+
+    def test_a_version_1_database_is_upgraded_in_place(self, db_url: str) -> None:
+        letters = greedy_letters("old", 30)
+        state = GameState.new("old")
+        for letter in letters:
+            state, _, _ = state.play(Direction(letter))
+        engine = create_engine(db_url)
+        with engine.begin() as connection:
+            metadata_v1.create_all(connection)
+            install_triggers(connection)
+            connection.exec_driver_sql(
+                "INSERT INTO twenty48_meta (key, value) VALUES "
+                "('application', 'twenty48-replay'), ('schema_version', '1')"
+            )
+            connection.exec_driver_sql(
+                "INSERT INTO games (seed, rules_version, player, created_ms, updated_ms, "
+                "move_count, score, max_tile, board, won, over, assisted, extra) VALUES "
+                f"('old', 1, 'x\x01y', 0, 1, {len(letters)}, {state.score}, {state.max_tile}, "
+                f"'{state.board.packed:020x}', false, false, false, NULL)"
+            )
+            for seq, letter in enumerate(letters, 1):
+                connection.exec_driver_sql(
+                    f"INSERT INTO moves (game_id, seq, direction) VALUES (1, {seq}, '{letter}')"
+                )
+        engine.dispose()
+        with Store(db_url, read_only=True) as inspector:  # check reads a v1 file as it is
+            assert inspector.check().healthy
+        assert fetch(db_url, "SELECT value FROM twenty48_meta WHERE key = 'schema_version'") == [
+            ("1",)
+        ]
+        with Store(db_url) as store:
+            assert store.moves(1) == letters
+            assert store.game(1).player == "x\x01y"
+            session = store.open_game(1)
+            session.play(Direction(first_valid(session.state)))
+            assert store.check().healthy
+        assert fetch(db_url, "SELECT value FROM twenty48_meta WHERE key = 'schema_version'") == [
+            (str(SCHEMA_VERSION),)
+        ]
+
+    def test_a_version_1_database_with_an_extra_object_is_not_upgraded(self, db_url: str) -> None:
+        engine = create_engine(db_url)
+        with engine.begin() as connection:
+            metadata_v1.create_all(connection)
+            install_triggers(connection)
+            connection.exec_driver_sql(
+                "INSERT INTO twenty48_meta (key, value) VALUES "
+                "('application', 'twenty48-replay'), ('schema_version', '1')"
+            )
+            connection.exec_driver_sql("CREATE VIEW peek AS SELECT seed FROM games")
+        engine.dispose()
+        with pytest.raises(StoreError, match="unexpected view peek"):
+            Store(db_url)
+        assert fetch(db_url, "SELECT value FROM twenty48_meta WHERE key = 'schema_version'") == [
+            ("1",)
+        ]
+
+    def test_a_digest_changed_behind_an_open_session_stops_the_next_move(
+        self, store: Store, db_url: str
+    ) -> None:
+        session = store.new_game("digest")
+        play_letters(session, greedy_letters("digest", 4))
+        execute(db_url, f"UPDATE log_digests SET digest = 'x' WHERE game_id = {session.id}")
+        with pytest.raises(DamagedGameError, match="digest changed outside the store"):
+            session.play(Direction(first_valid(session.state)))
+        assert fetch(db_url, f"SELECT count(*) FROM moves WHERE game_id = {session.id}") == [(4,)]
+        with pytest.raises(DamagedGameError, match="does not match its digest"):
+            store.open_game(session.id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -9,10 +10,17 @@ import pytest
 from conftest import ROOT, run_race
 from pg import fresh_database
 from sqlalchemy import create_engine, text
-from store_contract import StoreContract
+from sqlalchemy.engine import make_url
+from store_contract import IntegrityContract, StoreContract
 
 from twenty48_replay import Record
+from twenty48_replay.errors import StoreError
 from twenty48_replay.store import Store
+from twenty48_replay.store.connection import (
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_STATEMENT_TIMEOUT,
+    postgresql_connect_args,
+)
 
 
 @pytest.fixture
@@ -27,6 +35,10 @@ def db_url_2() -> Iterator[str]:
 
 class TestPostgreSQLStore(StoreContract):
     """Every contract test, on PostgreSQL."""
+
+
+class TestPostgreSQLIntegrity(IntegrityContract):
+    """Every integrity contract test (issue 9), on PostgreSQL."""
 
 
 def test_eight_processes_append_to_twenty_games(db_url: str, tmp_path: Path) -> None:
@@ -55,3 +67,57 @@ def test_eight_processes_append_to_twenty_games(db_url: str, tmp_path: Path) -> 
         report = store.check()
         assert report.healthy, report.problems
         assert all(store.moves(game_id) == moves for game_id in ids)
+
+
+def test_a_statement_that_waits_too_long_is_a_one_line_error(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    Store(db_url).close()
+    monkeypatch.setenv("TWENTY48_DB_STATEMENT_TIMEOUT", "1")
+    locker = create_engine(db_url)
+    with locker.connect() as connection, connection.begin():
+        connection.execute(text("LOCK TABLE games IN ACCESS EXCLUSIVE MODE"))
+        started = time.monotonic()
+        with pytest.raises(StoreError, match="statement timeout"), Store(db_url) as store:
+            store.list_games()  # (reading the schema's definitions may already wait)
+        assert time.monotonic() - started < 20
+    locker.dispose()
+
+
+def test_timeouts_in_the_url_take_precedence(db_url: str) -> None:
+    url = make_url(db_url)
+    assert postgresql_connect_args(url) == {
+        "connect_timeout": DEFAULT_CONNECT_TIMEOUT,
+        "options": f"-c statement_timeout={DEFAULT_STATEMENT_TIMEOUT * 1000}",
+    }
+    custom = url.update_query_dict({"connect_timeout": "3", "options": "-c statement_timeout=5000"})
+    assert postgresql_connect_args(custom) == {}
+    with Store(custom.render_as_string(hide_password=False)) as store:
+        assert store.list_games() == []
+
+
+@pytest.mark.parametrize(
+    ("statement", "named"),
+    [
+        (
+            "CREATE RULE hide AS ON INSERT TO moves DO ALSO "
+            "UPDATE games SET seed = 'gone' WHERE id <> NEW.game_id",
+            "unexpected rule moves.hide",
+        ),
+        ("ALTER TABLE games ENABLE ROW LEVEL SECURITY", "altered table games"),
+        ("CREATE VIEW peek AS SELECT seed FROM games", "unexpected view peek"),
+        ("ALTER TABLE games ALTER COLUMN score DROP NOT NULL", "altered column games.score"),
+    ],
+)
+def test_postgresql_schema_additions_are_refused(db_url: str, statement: str, named: str) -> None:
+    with Store(db_url) as store:
+        store.new_game("kept")
+    engine = create_engine(db_url)
+    with engine.begin() as connection:
+        connection.execute(text(statement))
+    engine.dispose()
+    with pytest.raises(StoreError, match=named):
+        Store(db_url)
+    with Store(db_url, read_only=True) as inspector:
+        report = inspector.check()
+    assert f"schema: {named}" in report.problems

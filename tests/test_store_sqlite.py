@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from store_contract import StoreContract
+from store_contract import IntegrityContract, StoreContract
 
 from twenty48_replay import Direction
 from twenty48_replay.errors import StoreError
@@ -25,6 +25,10 @@ def db_url_2(tmp_path: Path) -> str:
 
 class TestSQLiteStore(StoreContract):
     """Every contract test, on a real SQLite file."""
+
+
+class TestSQLiteIntegrity(IntegrityContract):
+    """Every integrity contract test (issue 9), on a real SQLite file."""
 
 
 def test_a_plain_path_creates_a_wal_database(tmp_path: Path) -> None:

@@ -122,3 +122,19 @@ class KeyFileError(Twenty48Error):
     or a server whose key cannot be fetched (exit 2)."""
 
     exit_code: ClassVar[int] = EXIT_UNUSABLE
+
+
+class DamagedGameError(Twenty48Error):
+    """A stored game's log and projection disagree, or its rows are damaged (exit 1).
+
+    Every read of a game checks its log against the projection (digest,
+    move count, score, board) first, so a log changed behind the store's
+    back is reported, never used or exported.  ``problems`` lists each
+    difference; ``twenty48 check`` shows them all.
+    """
+
+    def __init__(self, game_id: int, problems: list[str]) -> None:
+        self.game_id = game_id
+        self.problems = tuple(problems)
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        super().__init__(f"game {game_id} is damaged: {problems[0]}{more}; see 'twenty48 check'")

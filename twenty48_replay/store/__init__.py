@@ -4,31 +4,44 @@
 database, starts and resumes games as :class:`GameSession` objects whose
 ``play`` commits each move before returning, imports verified records,
 exports records, and re-derives every projection in :meth:`Store.check`.
+
+Nothing read back is trusted: every read of a game (:meth:`Store.game`,
+:meth:`Store.moves`, :meth:`Store.open_game`, :meth:`Store.export_record`)
+first checks the log against the projection (SHA-256 digest of the move
+string, move count, score, max tile, board, flags) and the row's fields,
+and raises :class:`DamagedGameError` ("game 4 is damaged: ...") instead of
+returning anything derived from a damaged game.
 """
 
 from __future__ import annotations
 
+import hashlib
+import sqlite3
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
-from datetime import UTC, datetime
+from contextlib import contextmanager, suppress
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import attrs
+from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
 
 from twenty48_replay import __version__
 from twenty48_replay.board import Direction
-from twenty48_replay.errors import RecordError, StoreError
+from twenty48_replay.errors import DamagedGameError, RecordError
 from twenty48_replay.game import GameState, Spawn
 from twenty48_replay.record import Record
-from twenty48_replay.replay import VerifyResult, final_state, verify
+from twenty48_replay.replay import VerifyResult, verify
 from twenty48_replay.store import connection as conn
-from twenty48_replay.store import dialects, recorder, repository
+from twenty48_replay.store import dialects, recorder, repository, schema
+from twenty48_replay.store.legacy import V1, metadata_v1
 from twenty48_replay.store.repository import GameFilter, GameInfo, Stats
+from twenty48_replay.store.tables import SCHEMA_VERSION, log_digests, meta, metadata
 
 __all__ = [
     "CheckReport",
+    "DamagedGameError",
     "GameInfo",
     "GameSession",
     "ImportOutcome",
@@ -44,13 +57,16 @@ def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-def iso_ms(ms: int) -> str:
-    """RFC 3339 UTC timestamp with milliseconds."""
-    return (
-        datetime.fromtimestamp(ms / 1000, UTC)
-        .isoformat(timespec="milliseconds")
-        .replace("+00:00", "Z")
-    )
+def iso_ms(ms: int) -> str | None:
+    """RFC 3339 UTC timestamp with milliseconds (None if no datetime can hold it)."""
+    try:
+        moment = _EPOCH + timedelta(milliseconds=ms)
+    except (OverflowError, ValueError):
+        return None
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def parse_iso_ms(text: object) -> int | None:
@@ -63,7 +79,10 @@ def parse_iso_ms(text: object) -> int | None:
         return None
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
-    return int(parsed.timestamp() * 1000)
+    try:
+        return (parsed - _EPOCH) // timedelta(milliseconds=1)
+    except (OverflowError, ValueError):  # e.g. 0001-01-01T00:00:00+01:00 is in year 0
+        return None
 
 
 @attrs.frozen(slots=True)
@@ -106,15 +125,20 @@ class GameSession:
     :class:`ConflictError` and writes nothing.
     """
 
-    def __init__(self, store: Store, game_id: int, state: GameState, player: str | None) -> None:
+    def __init__(
+        self, store: Store, game_id: int, state: GameState, player: str | None, letters: str = ""
+    ) -> None:
         self.store = store
         self.id = game_id
         self.state = state
         self.player = player
+        self._log = hashlib.sha256(letters.encode("ascii"))
 
     def play(self, direction: Direction, *, assisted: bool = False) -> MoveOutcome:
         """Apply a move (NullMoveError if it changes nothing), store it, then return."""
         after, gained, spawn = self.state.play(direction)
+        extended = self._log.copy()
+        extended.update(direction.letter.encode("ascii"))
         with self.store.transaction() as connection:
             recorder.append_move(
                 connection,
@@ -123,9 +147,11 @@ class GameSession:
                 direction.letter,
                 after,
                 now_ms(),
+                digests=(self._log.hexdigest(), extended.hexdigest()),
                 assisted=assisted,
             )
         self.state = after
+        self._log = extended
         return MoveOutcome(after, gained, spawn)
 
     def mark_assisted(self) -> None:
@@ -140,8 +166,9 @@ class GameSession:
 class Store:
     """A twenty48 database; see the module docstring."""
 
-    def __init__(self, target: str | None = None) -> None:
-        self.engine, self.name = conn.open_engine(target)
+    def __init__(self, target: str | None = None, *, read_only: bool = False) -> None:
+        """Open (or create, or upgrade) the database; ``read_only`` never writes (for check)."""
+        self.engine, self.name = conn.open_engine(target, read_only=read_only)
         self._batch = False
 
     @contextmanager
@@ -156,12 +183,16 @@ class Store:
         self._batch = True
         try:
             yield
-        finally:
+        except BaseException:
             self._batch = False
-            try:
+            with suppress(SQLAlchemyError, sqlite3.Error):  # the first error is the one to report
                 dialects.sync_now(self.engine)
-            except SQLAlchemyError as exc:
-                raise conn.driver_error(exc, self.name) from None
+            raise
+        self._batch = False
+        try:
+            dialects.sync_now(self.engine)
+        except (SQLAlchemyError, sqlite3.Error) as exc:  # raw driver calls (checkpoint)
+            raise conn.driver_error(exc, self.name) from None
 
     def close(self) -> None:
         """Release connections."""
@@ -187,21 +218,26 @@ class Store:
         """Start and store a new game (a random seed if None)."""
         state = GameState.new(seed)
         with self.transaction() as connection:
-            game_id = recorder.create_game(connection, state, player=player, now_ms=now_ms())
+            game_id = recorder.create_game(
+                connection, state, player=player, now_ms=now_ms(), digest=repository.log_digest("")
+            )
         return GameSession(self, game_id, state, player)
+
+    def _load(self, game_id: int) -> tuple[GameInfo, str, GameState]:
+        """A game's row, log and replayed state, checked to agree (:class:`DamagedGameError`)."""
+        with self.reading() as connection:
+            info = repository.get_game(connection, game_id)
+            letters, log_problems = repository.move_log(connection, game_id)
+            digest = repository.stored_digest(connection, game_id)
+        problems, state = repository.game_problems(info, letters, log_problems, digest)
+        if problems or state is None:
+            raise DamagedGameError(game_id, problems)
+        return info, letters, state
 
     def open_game(self, game_id: int) -> GameSession:
         """Load a game by replaying its log; refuses a log that disagrees with its projection."""
-        with self.reading() as connection:
-            info = repository.get_game(connection, game_id)
-            letters = repository.move_letters(connection, game_id)
-        state, null_move = final_state(Record(info.seed, letters, info.score))
-        if null_move is not None or state.board != info.board or state.score != info.score:
-            raise StoreError(
-                f"{self.name}: game {game_id} does not replay to its stored state; "
-                "run 'twenty48 check'"
-            )
-        return GameSession(self, game_id, state, info.player)
+        info, letters, state = self._load(game_id)
+        return GameSession(self, game_id, state, info.player, letters)
 
     def resume_latest(self) -> GameSession | None:
         """The most recently played unfinished game, loaded, or None."""
@@ -210,15 +246,12 @@ class Store:
         return None if game_id is None else self.open_game(game_id)
 
     def game(self, game_id: int) -> GameInfo:
-        """One game's row."""
-        with self.reading() as connection:
-            return repository.get_game(connection, game_id)
+        """One game's row (checked against its log)."""
+        return self._load(game_id)[0]
 
     def moves(self, game_id: int) -> str:
-        """One game's move string."""
-        with self.reading() as connection:
-            repository.get_game(connection, game_id)
-            return repository.move_letters(connection, game_id)
+        """One game's move string (checked against its projection)."""
+        return self._load(game_id)[1]
 
     def list_games(
         self,
@@ -248,23 +281,26 @@ class Store:
 
     def export_record(self, game_id: int) -> Record:
         """A game as a v1 record (claims from the replay, metadata from the row)."""
-        with self.reading() as connection:
-            info = repository.get_game(connection, game_id)
-            letters = repository.move_letters(connection, game_id)
-        state, _ = final_state(Record(info.seed, letters, 0))
+        return self.game_record(game_id)[1]
+
+    def game_record(self, game_id: int) -> tuple[GameInfo, Record]:
+        """A game's row and its record, from one checked read."""
+        info, letters, state = self._load(game_id)
         if info.extra is not None:
             extra = dict(info.extra)
         else:
             extra = {}
             if info.player is not None:
                 extra["player"] = info.player
-            extra["started"] = iso_ms(info.created_ms)
-            if info.over:
-                extra["finished"] = iso_ms(info.updated_ms)
+            started, finished = iso_ms(info.created_ms), iso_ms(info.updated_ms)
+            if started is not None:
+                extra["started"] = started
+            if info.over and finished is not None:
+                extra["finished"] = finished
             extra["client"] = CLIENT
             if info.assisted:
                 extra["assisted"] = True
-        return Record(
+        return info, Record(
             seed=info.seed,
             moves=letters,
             score=state.score,
@@ -274,11 +310,21 @@ class Store:
         )
 
     def export_all(self) -> Iterator[Record]:
-        """Every game as a record, oldest first."""
+        """Every game as a record, oldest first (:class:`DamagedGameError` at a damaged one)."""
+        for outcome in self.export_each():
+            if isinstance(outcome, DamagedGameError):
+                raise outcome
+            yield outcome
+
+    def export_each(self) -> Iterator[Record | DamagedGameError]:
+        """Every game as a record, oldest first; a damaged game as its error, not a record."""
         with self.reading() as connection:
             ids = repository.all_game_ids(connection)
         for game_id in ids:
-            yield self.export_record(game_id)
+            try:
+                yield self.export_record(game_id)
+            except DamagedGameError as exc:
+                yield exc
 
     def import_record(self, record: Record, result: VerifyResult | None = None) -> ImportOutcome:
         """Verify a record and store it as a new game, in one transaction.
@@ -307,6 +353,7 @@ class Store:
                 created_ms=parse_iso_ms(extra.get("started")),
                 assisted=extra.get("assisted") is True,
                 extra=extra,
+                digest=repository.log_digest(record.moves),
             )
             recorder.insert_moves(connection, game_id, record.moves)
         return ImportOutcome(game_id, False)
@@ -314,20 +361,52 @@ class Store:
     # ------------------------------------------------------------------ check
 
     def check(self) -> CheckReport:
-        """Replay every game from seed + moves and compare with its projection."""
+        """Compare the schema with ours, each game's rows, log and projection, and the file.
+
+        Reads only (open the store with ``read_only=True`` to inspect a
+        database that is refused for use); every finding is one line.
+        """
         problems: list[str] = []
-        total_moves = 0
+        games = total_moves = 0
         with self.reading() as connection:
-            ids = repository.all_game_ids(connection)
-            for game_id in ids:
-                info = repository.get_game(connection, game_id)
-                letters = repository.move_letters(connection, game_id)
-                total_moves += len(letters)
-                problems.extend(_compare(info, letters))
+            try:
+                values = {str(k): str(v) for k, v in connection.execute(select(meta))}
+            except SQLAlchemyError:
+                values = {}
+            version = conn.schema_version(values)
+            if version not in (V1, SCHEMA_VERSION):
+                problems.append(
+                    f"schema version {values.get('schema_version')!r} is not one this "
+                    f"program knows ({V1} or {SCHEMA_VERSION})"
+                )
+            definition = metadata_v1 if version == V1 else metadata
+            actual = schema.actual(connection)
             problems.extend(
-                f"integrity check: {line}" for line in dialects.integrity_check(connection)
+                f"schema: {line}"
+                for line in schema.differences(schema.expected(connection, definition), actual)
             )
-        return CheckReport(len(ids), total_moves, tuple(problems))
+            has_digests = version == SCHEMA_VERSION and ("table", log_digests.name) in actual
+            try:
+                ids = repository.all_game_ids(connection)
+                for game_id in ids:
+                    info = repository.get_game(connection, game_id)
+                    letters, log_problems = repository.move_log(connection, game_id, sequence=True)
+                    digest = repository.stored_digest(connection, game_id) if has_digests else None
+                    games += 1
+                    total_moves += len(letters)
+                    found, _ = repository.game_problems(
+                        info, letters, log_problems, digest, check_digest=has_digests
+                    )
+                    problems.extend(f"game {game_id}: {line}" for line in found)
+            except SQLAlchemyError as exc:
+                problems.append(f"cannot read the games: {conn.driver_error(exc, self.name)}")
+            try:
+                problems.extend(
+                    f"integrity check: {line}" for line in dialects.integrity_check(connection)
+                )
+            except SQLAlchemyError as exc:
+                problems.append(f"integrity check failed: {conn.driver_error(exc, self.name)}")
+        return CheckReport(games, total_moves, tuple(problems))
 
 
 class ImportRejectedError(RecordError):
@@ -337,26 +416,3 @@ class ImportRejectedError(RecordError):
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
-
-
-def _compare(info: GameInfo, letters: str) -> list[str]:
-    """Differences between a game's projection and the replay of its log."""
-    state, null_move = final_state(Record(info.seed, letters, 0))
-    where = f"game {info.id}"
-    found = []
-    if null_move is not None:
-        found.append(f"{where}: log has an invalid move: {null_move}")
-    if len(letters) != info.move_count:
-        found.append(f"{where}: projection has {info.move_count} moves, the log {len(letters)}")
-    if state.score != info.score:
-        found.append(f"{where}: projection score {info.score}, replayed {state.score}")
-    if state.max_tile != info.max_tile:
-        found.append(f"{where}: projection max tile {info.max_tile}, replayed {state.max_tile}")
-    if state.board != info.board:
-        found.append(f"{where}: projection board differs from the replayed board")
-    if (state.won, state.over) != (info.won, info.over):
-        found.append(
-            f"{where}: projection won/over {info.won}/{info.over}, "
-            f"replayed {state.won}/{state.over}"
-        )
-    return found

@@ -1,30 +1,53 @@
 """Opening a database: where it is, making it ours, refusing what is not.
 
-``open_engine`` accepts a filesystem path or an SQLAlchemy URL, creates a
-new SQLite file with our schema on first use (no setup), and refuses files
-that are not SQLite, databases that hold other tables but not ours, and
-databases written by a newer schema version.  Driver exceptions are mapped
-to :class:`StoreError` here, so nothing above sees a driver traceback.
+``open_engine`` accepts a filesystem path or an SQLAlchemy URL.  A new
+database is created only where nothing is: a missing or empty SQLite file,
+or a PostgreSQL schema without any object.  Anything else is inspected
+read-only first and refused unless it is ours, exactly (see
+:mod:`twenty48_replay.store.schema`): an SQLite file is first read with
+``immutable=1`` (no lock, no journal, no ``-wal``/``-shm`` touched, so a
+foreign file and its side files stay byte-identical) and must carry our
+marker in its main file, then its whole schema is compared through a
+``mode=ro`` connection.  A version 1 database of ours is upgraded in place
+(:mod:`twenty48_replay.store.upgrade`).  Driver exceptions are mapped to
+:class:`StoreError` here, so nothing above sees a driver traceback.
+
+PostgreSQL connections are bounded in time: ``TWENTY48_DB_CONNECT_TIMEOUT``
+(seconds, default 10) limits connecting, ``TWENTY48_DB_STATEMENT_TIMEOUT``
+(seconds, default 60; 0 = none) every statement.  ``connect_timeout`` or
+``options`` in the URL's query take precedence.
 """
 
 from __future__ import annotations
 
 import os
+import sqlite3
+import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
+from urllib.parse import quote
 
-from sqlalchemy import Engine, create_engine, inspect, select
-from sqlalchemy.engine import Connection, make_url
+from sqlalchemy import Engine, create_engine, select
+from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
 
 from twenty48_replay.errors import StoreError, Twenty48Error
-from twenty48_replay.store import dialects
+from twenty48_replay.store import dialects, schema, upgrade
+from twenty48_replay.store.legacy import V1, metadata_v1
 from twenty48_replay.store.tables import APPLICATION, SCHEMA_VERSION, meta, metadata
 
 ENV_VAR: Final = "TWENTY48_DB"
 SUPPORTED: Final = ("sqlite", "postgresql")
+CONNECT_TIMEOUT_VAR: Final = "TWENTY48_DB_CONNECT_TIMEOUT"
+STATEMENT_TIMEOUT_VAR: Final = "TWENTY48_DB_STATEMENT_TIMEOUT"
+#: Seconds to wait for a PostgreSQL server to accept and answer a connection.
+DEFAULT_CONNECT_TIMEOUT: Final = 10
+#: Seconds any one PostgreSQL statement may run (0 = no limit).
+DEFAULT_STATEMENT_TIMEOUT: Final = 60
+_SIDE_FILES: Final = ("-wal", "-journal")
 
 
 def default_path() -> Path:
@@ -54,7 +77,7 @@ def describe(url: str) -> str:
     return parsed.render_as_string(hide_password=True)
 
 
-def driver_error(exc: SQLAlchemyError, where: str) -> Twenty48Error:
+def driver_error(exc: SQLAlchemyError | sqlite3.Error, where: str) -> Twenty48Error:
     """Map a driver exception to one clear error line."""
     message = str(exc.orig) if isinstance(exc, DBAPIError) and exc.orig is not None else str(exc)
     first = message.strip().splitlines()[0] if message.strip() else type(exc).__name__
@@ -66,35 +89,97 @@ def driver_error(exc: SQLAlchemyError, where: str) -> Twenty48Error:
         return StoreError(
             f"{where}: cannot open the database file (missing folder or no permission)"
         )
-    if "readonly database" in first:
+    if "readonly database" in first or "read-only" in first:
         return StoreError(f"{where}: the database is read-only")
+    if "timeout expired" in first or "timed out" in first:
+        return StoreError(
+            f"{where}: the database server did not answer within the connect timeout "
+            f"({CONNECT_TIMEOUT_VAR})"
+        )
+    if "statement timeout" in first:
+        return StoreError(
+            f"{where}: a statement ran longer than the statement timeout ({STATEMENT_TIMEOUT_VAR})"
+        )
     return StoreError(f"{where}: database error: {first}")
 
 
-def open_engine(target: str | None) -> tuple[Engine, str]:
-    """Connect, create or check the schema; returns the engine and its display name."""
+def _seconds(name: str, default: int, minimum: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit() or not minimum <= int(raw) <= 86_400:
+        raise StoreError(f"{name}={raw!r}: expected whole seconds from {minimum} to 86400")
+    return int(raw)
+
+
+def postgresql_connect_args(url: URL) -> dict[str, Any]:
+    """Connect and statement timeouts for psycopg, unless the URL sets its own."""
+    args: dict[str, Any] = {}
+    if "connect_timeout" not in url.query:
+        args["connect_timeout"] = _seconds(CONNECT_TIMEOUT_VAR, DEFAULT_CONNECT_TIMEOUT, 1)
+    if "options" not in url.query:
+        statement = _seconds(STATEMENT_TIMEOUT_VAR, DEFAULT_STATEMENT_TIMEOUT, 0)
+        args["options"] = f"-c statement_timeout={statement * 1000}"
+    return args
+
+
+def _parse(target: str | None) -> tuple[URL, str]:
     url = resolve_url(target)
     try:
         parsed = make_url(url)
-    except ArgumentError:
-        raise StoreError(f"{target}: not a database path or URL") from None
+        parsed.port  # noqa: B018 - a non-numeric port raises here, not later
+        shown = describe(url)
+    except (ArgumentError, ValueError):
+        raise StoreError(
+            f"{target}: not a database path or URL (check the host and port)"
+        ) from None
+    return parsed, shown
+
+
+def open_engine(target: str | None, *, read_only: bool = False) -> tuple[Engine, str]:
+    """Connect, create, check or upgrade the schema; returns the engine and its display name.
+
+    ``read_only``: never write (not even to create or upgrade); the database
+    must already be ours by its marker, its schema is not required to match
+    (``twenty48 check`` reports how it differs).
+    """
+    parsed, shown = _parse(target)
     backend = parsed.get_backend_name()
-    shown = describe(url)
     if backend not in SUPPORTED:
         raise StoreError(f"{shown}: unsupported database {backend!r} (use SQLite or PostgreSQL)")
-    if backend == "sqlite" and parsed.database:
-        path = Path(parsed.database)
-        if path.is_dir():
-            raise StoreError(f"{shown}: is a directory, not a database file")
-        if not path.parent.exists():
-            raise StoreError(f"{shown}: folder {path.parent} does not exist")
+    on_disk = backend == "sqlite" and parsed.database not in (None, "", ":memory:")
+    path = Path(parsed.database) if on_disk and parsed.database else None
+    needs_upgrade = False
+    if path is not None:
+        try:
+            if path.is_dir():
+                raise StoreError(f"{shown}: is a directory, not a database file")
+            if not path.parent.exists():
+                raise StoreError(f"{shown}: folder {path.parent} does not exist")
+        except OSError as exc:
+            raise StoreError(f"{shown}: cannot reach the file ({exc.strerror})") from None
+        if _is_new_file(path, shown):
+            if read_only:
+                raise StoreError(f"{shown}: no database there yet (nothing to check)")
+            _create_file(path, shown)
+        _require_marker(path, shown)
+        needs_upgrade = _validate_read_only(path, shown, read_only)
+        if read_only:
+            return _sqlite_reader(path), shown
     try:
-        engine = create_engine(url)
+        connect_args = postgresql_connect_args(parsed) if backend == "postgresql" else {}
+        engine = create_engine(parsed, connect_args=connect_args)
     except (NoSuchModuleError, ImportError) as exc:
         raise StoreError(f"{shown}: database driver not installed ({exc})") from None
     dialects.configure_engine(engine)
     try:
-        _ensure_schema(engine, shown)
+        if read_only:
+            with reading(engine, shown) as connection:
+                _marker(connection, shown)
+        elif path is None:
+            _ensure_schema(engine, shown)
+        elif needs_upgrade:
+            _upgrade(engine, shown)
     except SQLAlchemyError as exc:
         engine.dispose()
         raise driver_error(exc, shown) from None
@@ -104,21 +189,216 @@ def open_engine(target: str | None) -> tuple[Engine, str]:
     return engine, shown
 
 
+def _is_new_file(path: Path, shown: str) -> bool:
+    """Whether ``path`` may receive a new database: missing or empty, with no journal left."""
+    try:
+        size = path.stat().st_size if path.exists() else 0
+        sides = [Path(f"{path}{suffix}") for suffix in _SIDE_FILES]
+        leftovers = [side.name for side in sides if side.exists() and side.stat().st_size > 0]
+    except OSError as exc:
+        raise StoreError(f"{shown}: cannot read the file ({exc.strerror})") from None
+    if size:
+        return False
+    if leftovers:
+        raise StoreError(
+            f"{shown}: empty, but {leftovers[0]} next to it holds data; refusing to create "
+            "a database there"
+        )
+    return True
+
+
+def _create_file(path: Path, shown: str) -> None:
+    """Create a database of ours at ``path`` (missing or empty), all or nothing.
+
+    The database is built in a temporary file beside it (schema, marker,
+    then WAL mode), synced, and only then linked into place, so a crash
+    never leaves a half-made file that the next run would refuse.  If
+    another process created it meanwhile, its file is kept and ours dropped.
+    """
+    temporary = path.with_name(f".{path.name}.new-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+    engine = create_engine(f"sqlite:///{temporary}")
+    dialects.configure_engine(engine)
+    try:
+        with engine.begin() as connection:
+            metadata.create_all(connection)
+            dialects.install_triggers(connection)
+            connection.execute(
+                meta.insert(),
+                [
+                    {"key": "application", "value": APPLICATION},
+                    {"key": "schema_version", "value": str(SCHEMA_VERSION)},
+                ],
+            )
+        dialects.prepare_new_database(engine)
+        engine.dispose()
+        _fsync(temporary)
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            if path.stat().st_size == 0:
+                os.replace(temporary, path)
+        _fsync(path.parent)
+    except SQLAlchemyError as exc:
+        raise driver_error(exc, shown) from None
+    except OSError as exc:
+        raise StoreError(f"{shown}: cannot create the database ({exc.strerror})") from None
+    finally:
+        engine.dispose()
+        for leftover in (temporary, Path(f"{temporary}-wal"), Path(f"{temporary}-shm")):
+            leftover.unlink(missing_ok=True)
+
+
+def _fsync(path: Path) -> None:
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _uri(path: Path, options: str) -> str:
+    return f"file:{quote(str(path.resolve()))}?{options}"
+
+
+def _require_marker(path: Path, shown: str) -> None:
+    """Refuse a file whose main file does not say it is ours; touches nothing.
+
+    ``immutable=1`` reads the main file alone: no lock, no journal recovery,
+    no ``-wal``/``-shm`` opened, so refusing leaves every byte as it was.
+    A database of ours always has its marker in the main file (it is built
+    whole before it appears at its path, see :func:`_create_file`).  Without
+    locks a checkpoint by another process may be caught half-way, so a read
+    error is retried a few times before it counts.
+    """
+    for attempt in range(3):
+        try:
+            value = _read_marker(path, shown)
+        except sqlite3.DatabaseError as exc:
+            if "not a database" in str(exc) or "encrypted" in str(exc):
+                raise StoreError(f"{shown}: not an SQLite database") from None
+            if "unable to open" in str(exc):
+                raise StoreError(
+                    f"{shown}: cannot open the database file (no permission?)"
+                ) from None
+            if attempt == 2:
+                raise StoreError(f"{shown}: not a twenty48-replay database ({exc})") from None
+            time.sleep(0.05 * (attempt + 1))
+        else:
+            if value != APPLICATION:
+                raise StoreError(f"{shown}: not a twenty48-replay database")
+            return
+
+
+def _read_marker(path: Path, shown: str) -> object:
+    try:
+        raw = sqlite3.connect(_uri(path, "mode=ro&immutable=1"), uri=True)
+    except sqlite3.Error:
+        raise StoreError(f"{shown}: cannot open the database file (no permission?)") from None
+    try:
+        raw.execute("PRAGMA trusted_schema = OFF")
+        names = {
+            str(row[0])
+            for row in raw.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        }
+        if meta.name not in names:
+            what = "it has other tables" if names else "it has no tables of ours"
+            raise StoreError(f"{shown}: not a twenty48-replay database ({what})")
+        row = raw.execute(f"SELECT value FROM {meta.name} WHERE key = 'application'").fetchone()
+        return None if row is None else row[0]
+    finally:
+        raw.close()
+
+
+def _sqlite_reader(path: Path) -> Engine:
+    """An engine that can only read ``path``, and touches no file if it can.
+
+    With no ``-wal`` file next to it (nobody has it open; every commit is in
+    the main file) it reads with ``immutable=1``, creating and changing
+    nothing.  Otherwise it must read the WAL too: ``mode=ro`` never writes
+    the database or checkpoints, but may update the ``-shm`` index.
+    """
+    wal = Path(f"{path}-wal")
+    uri = _uri(path, "mode=ro" if wal.exists() else "mode=ro&immutable=1")
+
+    def connect() -> sqlite3.Connection:
+        return sqlite3.connect(uri, uri=True, check_same_thread=False)
+
+    engine = create_engine("sqlite://", creator=connect)
+    dialects.configure_engine(engine)  # trusted_schema=OFF; reads in one snapshot
+    return engine
+
+
+def _validate_read_only(path: Path, shown: str, read_only: bool) -> bool:
+    """Compare the whole schema through a read-only connection; refuse what differs.
+
+    Returns whether the database is version 1 (to be upgraded).
+    """
+    engine = _sqlite_reader(path)
+    try:
+        with engine.connect() as connection:
+            _marker(connection, shown)
+            return False if read_only else _verdict(connection, shown)
+    except SQLAlchemyError as exc:
+        raise driver_error(exc, shown) from None
+    finally:
+        engine.dispose()
+
+
+def _marker(connection: Connection, shown: str) -> dict[str, str]:
+    """Our marker rows, or StoreError if the database does not carry them."""
+    try:
+        values = {
+            str(key): str(value)
+            for key, value in connection.execute(select(meta.c.key, meta.c.value))
+        }
+    except SQLAlchemyError:
+        raise StoreError(f"{shown}: not a twenty48-replay database") from None
+    if values.get("application") != APPLICATION:
+        raise StoreError(f"{shown}: not a twenty48-replay database")
+    return values
+
+
+def schema_version(values: dict[str, str]) -> int | None:
+    """The schema version in our marker rows, or None if it is not a number."""
+    version = values.get("schema_version", "")
+    return int(version) if version.isascii() and version.isdigit() and len(version) < 9 else None
+
+
+def _verdict(connection: Connection, shown: str) -> bool:
+    """Whether the schema is exactly version 1 (to upgrade) or current; refuse anything else."""
+    values = _marker(connection, shown)
+    version = schema_version(values)
+    if version is None:
+        raise StoreError(
+            f"{shown}: unreadable schema version {values.get('schema_version', '')!r}; "
+            "run 'twenty48 check'"
+        )
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"{shown}: database schema version {version} is newer than this program "
+            f"supports ({SCHEMA_VERSION}); upgrade twenty48-replay"
+        )
+    definition = metadata_v1 if version == V1 else metadata
+    if version not in (V1, SCHEMA_VERSION):
+        raise StoreError(f"{shown}: unknown schema version {version}; run 'twenty48 check'")
+    found = schema.differences(schema.expected(connection, definition), schema.actual(connection))
+    if found:
+        more = f" and {len(found) - 3} more" if len(found) > 3 else ""
+        raise StoreError(
+            f"{shown}: not a twenty48-replay database as this program creates it "
+            f"({', '.join(found[:3])}{more}); refusing to open it ('twenty48 check' lists why)"
+        )
+    return version == V1
+
+
 def _ensure_schema(engine: Engine, shown: str) -> None:
-    ours = {t.name for t in metadata.sorted_tables}
+    """Create the schema in an empty PostgreSQL schema; check it; upgrade version 1."""
     with engine.connect() as reader:
         reader = reader.execution_options(**dialects.read_options(engine.dialect.name))
-        names = set(inspect(reader).get_table_names())
-        values = (
-            {key: value for key, value in reader.execute(select(meta.c.key, meta.c.value))}
-            if meta.name in names
-            else {}
-        )
-        foreign = dialects.foreign_objects(reader, ours) if names else []
-    if not names:
-        dialects.prepare_new_database(engine)
+        empty = not schema.actual(reader)
+    if empty:
         with engine.begin() as connection:
-            if not inspect(connection).get_table_names():  # nobody created it meanwhile
+            if not schema.actual(connection):  # nobody created it meanwhile
                 metadata.create_all(connection)
                 dialects.install_triggers(connection)
                 connection.execute(
@@ -128,27 +408,21 @@ def _ensure_schema(engine: Engine, shown: str) -> None:
                         {"key": "schema_version", "value": str(SCHEMA_VERSION)},
                     ],
                 )
-        return
-    if meta.name not in names:
-        raise StoreError(f"{shown}: not a twenty48-replay database (it has other tables)")
-    if values.get("application") != APPLICATION:
-        raise StoreError(f"{shown}: not a twenty48-replay database")
-    version = values.get("schema_version", "")
-    if not version.isdigit():
-        raise StoreError(f"{shown}: unreadable schema version {version!r}")
-    if int(version) > SCHEMA_VERSION:
-        raise StoreError(
-            f"{shown}: database schema version {version} is newer than this program "
-            f"supports ({SCHEMA_VERSION}); upgrade twenty48-replay"
-        )
-    missing = ours - names
-    if missing:
-        raise StoreError(f"{shown}: damaged twenty48 database, missing {sorted(missing)}")
-    if foreign:
-        raise StoreError(
-            f"{shown}: not a twenty48-replay database as created by this program "
-            f"(it also has {', '.join(foreign[:3])}); refusing to open it"
-        )
+        dialects.prepare_new_database(engine)
+    with engine.connect() as reader:
+        reader = reader.execution_options(**dialects.read_options(engine.dialect.name))
+        needs_upgrade = _verdict(reader, shown)
+    if needs_upgrade:
+        _upgrade(engine, shown)
+
+
+def _upgrade(engine: Engine, shown: str) -> None:
+    """Upgrade a version 1 database of ours, in one write transaction."""
+    with engine.begin() as connection:
+        if _verdict(connection, shown):  # still version 1, now under the write lock
+            upgrade.to_v2(connection)
+            if _verdict(connection, shown):
+                raise StoreError(f"{shown}: upgrade to schema version 2 failed")
 
 
 @contextmanager

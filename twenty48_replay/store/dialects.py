@@ -39,7 +39,7 @@ _SQLITE_TRIGGERS: Final = (
         BEGIN SELECT RAISE(ABORT, '{SEQUENCE_MESSAGE}'); END""",
 )
 
-_POSTGRESQL_TRIGGERS: Final = (
+POSTGRESQL_TRIGGERS: Final = (
     f"""CREATE OR REPLACE FUNCTION twenty48_moves_append_only() RETURNS trigger AS $$
         BEGIN RAISE EXCEPTION '{APPEND_ONLY_MESSAGE}'; END; $$ LANGUAGE plpgsql""",
     f"""CREATE OR REPLACE FUNCTION twenty48_moves_next_seq() RETURNS trigger AS $$
@@ -125,7 +125,7 @@ def install_triggers(connection: Connection) -> None:
     if name == "sqlite":
         statements: tuple[str, ...] = _SQLITE_TRIGGERS
     elif name == "postgresql":
-        statements = _POSTGRESQL_TRIGGERS
+        statements = POSTGRESQL_TRIGGERS
     else:  # pragma: no cover - refused earlier by the store
         raise ValueError(f"unsupported database dialect {name!r}")
     for statement in statements:

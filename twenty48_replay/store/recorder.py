@@ -3,7 +3,9 @@
 Every write updates the game's projection (score, max tile, board, flags)
 in the same transaction as the log rows, from a state the engine computed,
 so the projection is always a replay of the log (``twenty48 check``
-re-derives it to prove that).
+re-derives it to prove that).  The projection includes the SHA-256 of the
+move string (``log_digests``); an append carries the digest it expects to
+replace, so a projection changed behind the store's back is not extended.
 """
 
 from __future__ import annotations
@@ -13,11 +15,11 @@ from typing import Any
 from sqlalchemy import func, select, update
 from sqlalchemy.engine import Connection
 
-from twenty48_replay.errors import ConflictError, GameNotFoundError
+from twenty48_replay.errors import ConflictError, DamagedGameError, GameNotFoundError
 from twenty48_replay.game import GameState
 from twenty48_replay.record import VERSION, dumps_value
 from twenty48_replay.store import dialects
-from twenty48_replay.store.tables import games, moves
+from twenty48_replay.store.tables import games, log_digests, moves
 
 
 def projection(state: GameState) -> dict[str, Any]:
@@ -41,8 +43,13 @@ def create_game(
     created_ms: int | None = None,
     assisted: bool = False,
     extra: dict[str, Any] | None = None,
+    digest: str,
 ) -> int:
-    """Insert a game row for ``state`` (no moves yet unless bulk-inserted next)."""
+    """Insert a game row for ``state`` and its log digest (moves bulk-inserted next, if any).
+
+    ``extra`` is stored as ASCII JSON, so lone surrogates and NUL survive on
+    every backend (``\\udXXX`` escapes read back to the same string).
+    """
     result = connection.execute(
         games.insert().values(
             seed=state.seed,
@@ -57,7 +64,9 @@ def create_game(
     )
     key = result.inserted_primary_key
     assert key is not None
-    return int(key[0])
+    game_id = int(key[0])
+    connection.execute(log_digests.insert().values(game_id=game_id, digest=digest))
+    return game_id
 
 
 def append_move(
@@ -68,13 +77,16 @@ def append_move(
     after: GameState,
     now_ms: int,
     *,
+    digests: tuple[str, str],
     assisted: bool = False,
 ) -> None:
     """Append move ``expected_moves + 1`` and its projection, or raise a conflict.
 
     The projection row is updated only where its move count is still the one
     the caller read (compare-and-set); the sequence trigger and the primary
-    key back this up inside the database.
+    key back this up inside the database.  ``digests`` is (the log digest
+    the caller read, the digest with this move); a stored digest other than
+    the first means the projection was changed outside the store.
     """
     values: dict[str, Any] = {**projection(after), "updated_ms": now_ms}
     if assisted:
@@ -91,6 +103,14 @@ def append_move(
         if actual is None:
             raise GameNotFoundError(game_id)
         raise ConflictError(game_id, expected_moves, actual)
+    before, after_digest = digests
+    changed = connection.execute(
+        update(log_digests)
+        .where(log_digests.c.game_id == game_id, log_digests.c.digest == before)
+        .values(digest=after_digest)
+    ).rowcount
+    if changed != 1:
+        raise DamagedGameError(game_id, ["its log digest changed outside the store"])
     connection.execute(
         moves.insert().values(
             game_id=game_id, seq=expected_moves + 1, direction=letter, played_ms=now_ms

@@ -2,24 +2,35 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import attrs
-from sqlalchemy import Row, func, select
+from sqlalchemy import Integer, Row, func, select, type_coerce
 from sqlalchemy.engine import Connection
+from sqlalchemy.types import TypeDecorator
 
 from twenty48_replay.board import Board
-from twenty48_replay.errors import GameNotFoundError
-from twenty48_replay.record import loads_value
-from twenty48_replay.store.tables import games, moves
+from twenty48_replay.errors import GameNotFoundError, RecordError
+from twenty48_replay.game import GameState
+from twenty48_replay.record import Record, loads_value
+from twenty48_replay.replay import final_state
+from twenty48_replay.rng import seed_key
+from twenty48_replay.store.tables import games, log_digests, moves
 
 GameFilter = Literal["all", "unfinished", "over", "won"]
 
 
 @attrs.frozen(slots=True)
 class GameInfo:
-    """One game row: identity, metadata and the projection of its log."""
+    """One game row: identity, metadata and the projection of its log.
+
+    ``damage`` lists what is wrong with the row itself (a board that is not
+    hex, ``extra`` that is not a JSON object, ...); a damaged field holds a
+    harmless stand-in so listings still work, and every read of the game
+    refuses it (see :func:`game_problems`).
+    """
 
     id: int
     seed: str
@@ -35,46 +46,212 @@ class GameInfo:
     over: bool
     assisted: bool
     extra: dict[str, Any] | None
+    damage: tuple[str, ...] = ()
 
     @property
     def state_label(self) -> str:
-        """``over``, ``won`` (still playable), or ``playing``."""
+        """``damaged``, ``over``, ``won`` (still playable), or ``playing``."""
+        if self.damage:
+            return "damaged"
         return "over" if self.over else "won" if self.won else "playing"
 
 
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def _info(row: Row[Any]) -> GameInfo:
+    """A game row as read, every field checked: nothing stored is trusted."""
+    damage: list[str] = []
+
+    def whole(name: str) -> int:
+        value = getattr(row, name)
+        if isinstance(value, bool) or not isinstance(value, int):
+            damage.append(f"{name} is {_shown(value)}, not a whole number")
+            return 0
+        return value
+
+    def flag(name: str) -> bool:
+        value = getattr(row, name)
+        if value not in (0, 1) or isinstance(value, float):
+            damage.append(f"{name} is {_shown(value)}, not a boolean")
+            return False
+        return bool(value)
+
+    seed = row.seed
+    if not isinstance(seed, str):
+        damage.append(f"seed is {_shown(seed)}, not text")
+        seed = ""
+    else:
+        try:
+            seed_key(seed)
+        except RecordError as exc:
+            damage.append(exc.reason)
+    player = row.player
+    if player is not None and not isinstance(player, str):
+        damage.append(f"player is {_shown(player)}, not text")
+        player = None
+    board = row.board
+    if isinstance(board, str) and 0 < len(board) <= 20 and _HEX.issuperset(board):
+        packed = Board(int(board, 16))
+    else:
+        damage.append(f"board {_shown(board)} is not a packed board in hex")
+        packed = Board(0)
     return GameInfo(
-        id=row.id,
-        seed=row.seed,
-        rules_version=row.rules_version,
-        player=row.player,
-        created_ms=row.created_ms,
-        updated_ms=row.updated_ms,
-        move_count=row.move_count,
-        score=row.score,
-        max_tile=row.max_tile,
-        board=Board(int(row.board, 16)),
-        won=bool(row.won),
-        over=bool(row.over),
-        assisted=bool(row.assisted),
-        extra=None if row.extra is None else loads_value(row.extra),
+        id=whole("id"),
+        seed=seed,
+        rules_version=whole("rules_version"),
+        player=player,
+        created_ms=whole("created_ms"),
+        updated_ms=whole("updated_ms"),
+        move_count=whole("move_count"),
+        score=whole("score"),
+        max_tile=whole("max_tile"),
+        board=packed,
+        won=flag("won"),
+        over=flag("over"),
+        assisted=flag("assisted"),
+        extra=_extra(row.extra, damage),
+        damage=tuple(damage),
     )
+
+
+def _extra(stored: object, damage: list[str]) -> dict[str, Any] | None:
+    if stored is None:
+        return None
+    try:
+        value = loads_value(stored) if isinstance(stored, str) else None
+    except (ValueError, RecursionError):
+        value = None
+    if not isinstance(value, dict):
+        damage.append("extra is not a JSON object")
+        return None
+    return value
+
+
+_HEX: Final = frozenset("0123456789abcdef")
+
+
+def _games_query() -> Any:
+    """Every games column, read without conversions that could fail on a damaged row."""
+    return select(*(type_coerce(c, _Raw) if c.name in _RAW else c for c in games.columns))
+
+
+class _Raw(TypeDecorator[Any]):
+    """A column read as the driver returns it (booleans checked by :func:`_info`)."""
+
+    impl = Integer
+    cache_ok = True
+
+
+_RAW: Final = frozenset({"won", "over", "assisted"})
 
 
 def get_game(connection: Connection, game_id: int) -> GameInfo:
     """The game with this id, or :class:`GameNotFoundError`."""
-    row = connection.execute(select(games).where(games.c.id == game_id)).first()
+    row = connection.execute(_games_query().where(games.c.id == game_id)).first()
     if row is None:
         raise GameNotFoundError(game_id)
     return _info(row)
 
 
+def move_log(
+    connection: Connection, game_id: int, *, sequence: bool = False
+) -> tuple[str, list[str]]:
+    """A game's log as a move string, and what is wrong with its rows (empty if nothing).
+
+    ``sequence``: also check that the sequence numbers are 1, 2, 3, ...
+    (``check`` does; a read need not, since the digest covers the letters
+    in their order and the move count their number).
+    """
+    if sequence:
+        rows = connection.execute(
+            select(moves.c.seq, moves.c.direction)
+            .where(moves.c.game_id == game_id)
+            .order_by(moves.c.seq)
+        ).all()
+        directions = [row[1] for row in rows]
+    else:
+        directions = list(
+            connection.execute(
+                select(moves.c.direction).where(moves.c.game_id == game_id).order_by(moves.c.seq)
+            ).scalars()
+        )
+    problems = []
+    try:  # fast path: every row one of U, D, L, R
+        letters = "".join(directions)
+        sound = len(letters) == len(directions) and _LETTERS.issuperset(letters)
+    except TypeError:
+        sound = False
+    if not sound:
+        position = next(
+            i for i, d in enumerate(directions, 1) if not (type(d) is str and d in _LETTERS)
+        )
+        problems.append(f"move {position} is {_shown(directions[position - 1])}, not U, D, L or R")
+        directions = [d if type(d) is str and d in _LETTERS else "?" for d in directions]
+        letters = "".join(directions)
+    if sequence and [row[0] for row in rows] != list(range(1, len(rows) + 1)):
+        problems.append("the log's sequence numbers are not 1, 2, 3, ...")
+    return letters, problems
+
+
+_LETTERS: Final = frozenset("UDLR")
+
+
 def move_letters(connection: Connection, game_id: int) -> str:
     """The whole log of a game as a move string, in sequence order."""
-    result = connection.execute(
-        select(moves.c.direction).where(moves.c.game_id == game_id).order_by(moves.c.seq)
-    )
-    return "".join(result.scalars().all())
+    return move_log(connection, game_id)[0]
+
+
+def stored_digest(connection: Connection, game_id: int) -> str | None:
+    """The projection's digest of a game's log (None if there is none)."""
+    value = connection.execute(
+        select(log_digests.c.digest).where(log_digests.c.game_id == game_id)
+    ).scalar_one_or_none()
+    return value if isinstance(value, str) else None
+
+
+def log_digest(letters: str) -> str:
+    """SHA-256 (hex) of a move string: what the projection keeps of its log."""
+    return hashlib.sha256(letters.encode("ascii", "replace")).hexdigest()
+
+
+def game_problems(
+    info: GameInfo,
+    letters: str,
+    log_problems: list[str],
+    digest: str | None,
+    *,
+    check_digest: bool = True,
+) -> tuple[list[str], GameState | None]:
+    """Every way a game's row, log and projection disagree (empty: the game is sound).
+
+    Also returns the replayed state (None if the row or log is too damaged
+    to replay), so a reader never replays twice.
+    """
+    found = list(info.damage) + log_problems
+    if check_digest and digest != log_digest(letters):
+        what = "has no digest" if digest is None else "does not match its digest"
+        found.append(f"its move log {what}")
+    if len(letters) != info.move_count:
+        found.append(f"projection has {info.move_count} moves, the log {len(letters)}")
+    if found:
+        return found, None
+    state, null_move = final_state(Record(info.seed, letters, 0))
+    if null_move is not None:
+        found.append(f"log has an invalid move: {null_move}")
+    if state.score != info.score:
+        found.append(f"projection score {info.score}, replayed {state.score}")
+    if state.max_tile != info.max_tile:
+        found.append(f"projection max tile {info.max_tile}, replayed {state.max_tile}")
+    if state.board != info.board:
+        found.append("projection board differs from the replayed board")
+    if (state.won, state.over) != (info.won, info.over):
+        found.append(
+            f"projection won/over {info.won}/{info.over}, replayed {state.won}/{state.over}"
+        )
+    return found, state
 
 
 def latest_unfinished(connection: Connection) -> int | None:
@@ -96,7 +273,7 @@ def list_games(
     seed: str | None = None,
 ) -> list[GameInfo]:
     """Games, most recently played first, filtered."""
-    query = select(games).order_by(games.c.updated_ms.desc(), games.c.id.desc())
+    query = _games_query().order_by(games.c.updated_ms.desc(), games.c.id.desc())
     if state == "unfinished":
         query = query.where(games.c.over.is_(False))
     elif state == "over":
@@ -113,14 +290,19 @@ def list_games(
 
 
 def find_duplicate(connection: Connection, seed: str, letters: str) -> int | None:
-    """Id of a stored game with exactly this seed and move string, if any."""
-    candidates = connection.execute(
-        select(games.c.id).where(games.c.seed == seed, games.c.move_count == len(letters))
-    ).scalars()
-    for game_id in list(candidates):
-        if move_letters(connection, game_id) == letters:
-            return int(game_id)
-    return None
+    """Id of a stored game with exactly this seed and move string (by its log digest)."""
+    found = connection.execute(
+        select(games.c.id)
+        .join(log_digests, log_digests.c.game_id == games.c.id)
+        .where(
+            games.c.seed == seed,
+            games.c.move_count == len(letters),
+            log_digests.c.digest == log_digest(letters),
+        )
+        .order_by(games.c.id)
+        .limit(1)
+    ).scalar_one_or_none()
+    return None if found is None else int(found)
 
 
 def all_game_ids(connection: Connection) -> list[int]:
@@ -154,8 +336,12 @@ class Stats:
 
 
 def stats(connection: Connection, player: str | None = None) -> Stats:
-    """Best score, games, wins, average score and the highest-tile distribution."""
-    where = [] if player is None else [games.c.player == player]
+    """Best score, games, wins, average score and the highest-tile distribution.
+
+    Rows whose projection numbers are not numbers (a damaged SQLite file)
+    are left out rather than breaking the totals; ``twenty48 check`` names them.
+    """
+    where = _sound_numbers(connection) + ([] if player is None else [games.c.player == player])
     totals = connection.execute(
         select(
             func.count(),
@@ -186,5 +372,29 @@ def stats(connection: Connection, player: str | None = None) -> Stats:
 
 
 def best_score(connection: Connection) -> int:
-    """The highest score of any game."""
-    return int(connection.execute(select(func.coalesce(func.max(games.c.score), 0))).scalar_one())
+    """The highest score of any game (rows with a damaged score left out)."""
+    return int(
+        connection.execute(
+            select(func.coalesce(func.max(games.c.score), 0)).where(*_sound_numbers(connection))
+        ).scalar_one()
+    )
+
+
+def _sound_numbers(connection: Connection) -> list[Any]:
+    """Conditions keeping rows whose projection numbers are integers.
+
+    PostgreSQL enforces column types; SQLite stores whatever it is given,
+    so a damaged file can hold text where a score belongs.
+    """
+    if connection.dialect.name != "sqlite":
+        return []
+    return [
+        func.typeof(column) == "integer"
+        for column in (
+            games.c.score,
+            games.c.max_tile,
+            games.c.move_count,
+            games.c.won,
+            games.c.over,
+        )
+    ]

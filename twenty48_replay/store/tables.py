@@ -3,17 +3,26 @@
 Portable SQLAlchemy Core; everything specific to one database (pragmas,
 triggers, transaction modes) lives in :mod:`twenty48_replay.store.dialects`.
 Times are integer milliseconds since the Unix epoch, which every backend
-stores the same way.
+stores the same way.  This module is the one source of truth for the
+schema: :mod:`twenty48_replay.store.schema` derives the exact schema a
+database must have from ``metadata`` (plus the dialect's triggers), so a
+table added here is checked on open without further work.
+
+Schema history: version 1 had no ``log_digests``; version 2 adds it (the
+SHA-256 of each game's move string, kept with the projection) and stores
+``seed`` and ``player`` losslessly (see :class:`LosslessText`).
 """
 
 from __future__ import annotations
 
-from typing import Final
+import re
+from typing import Any, Final
 
 from sqlalchemy import (
     BigInteger,
     Boolean,
     Column,
+    Dialect,
     ForeignKey,
     Index,
     Integer,
@@ -22,10 +31,83 @@ from sqlalchemy import (
     Table,
     Text,
 )
+from sqlalchemy.types import TypeDecorator, TypeEngine
 
 #: Bumped whenever the schema changes; a newer database is refused.
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
 APPLICATION: Final = "twenty48-replay"
+
+_ESCAPE: Final = "\x01"
+_NEEDS_ESCAPE: Final = re.compile("[\x00\x01\ud800-\udfff]")
+_ESCAPED: Final = re.compile("\x01(.)", re.DOTALL)
+_SURROGATE_BASE: Final = 0xF0000  # plane 15 (private use) stands in for U+D800..U+DFFF
+
+
+def escape_text(value: str) -> str:
+    """``value`` in a form every backend stores: no NUL, no lone surrogate.
+
+    PostgreSQL text cannot hold NUL and no UTF-8 database can hold a lone
+    surrogate, yet both are valid in a record (SPEC 6.3).  Each such
+    character, and the escape character U+0001 itself, becomes U+0001
+    plus one stand-in character; every other string is stored unchanged,
+    so ordinary values stay readable and comparable in SQL.
+    """
+    return _NEEDS_ESCAPE.sub(_escape_one, value)
+
+
+def _escape_one(match: re.Match[str]) -> str:
+    char = match.group()
+    if char == "\x00":
+        return _ESCAPE + "0"
+    if char == _ESCAPE:
+        return _ESCAPE + "1"
+    return _ESCAPE + chr(_SURROGATE_BASE + ord(char) - 0xD800)
+
+
+def unescape_text(stored: str) -> str:
+    """The inverse of :func:`escape_text` (a malformed escape is kept as it is)."""
+    if _ESCAPE not in stored:
+        return stored
+    return _ESCAPED.sub(_unescape_one, stored)
+
+
+def _unescape_one(match: re.Match[str]) -> str:
+    code = match.group(1)
+    if code == "0":
+        return "\x00"
+    if code == "1":
+        return _ESCAPE
+    offset = ord(code) - _SURROGATE_BASE
+    return chr(0xD800 + offset) if 0 <= offset < 0x800 else match.group()
+
+
+class LosslessText(TypeDecorator[str]):
+    """A string column that stores any Python ``str`` exactly, on every backend.
+
+    SQLite keeps ``VARCHAR(n)`` (it never enforces the length); PostgreSQL
+    gets ``TEXT``, so a spec-valid value is never too long for one backend
+    only.  Values go through :func:`escape_text` / :func:`unescape_text`.
+    """
+
+    impl = String
+    cache_ok = True
+
+    def __init__(self, length: int) -> None:
+        super().__init__(length)
+        self.length = length
+
+    def load_dialect_impl(self, dialect: Dialect) -> TypeEngine[Any]:
+        if dialect.name == "postgresql":
+            return Text()
+        return String(self.length)
+
+    def process_bind_param(self, value: str | None, dialect: Dialect) -> str | None:
+        return None if value is None else escape_text(value)
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> Any:
+        # A damaged row may hold another type here; the repository reports it.
+        return unescape_text(value) if isinstance(value, str) else value
+
 
 metadata = MetaData()
 
@@ -40,9 +122,9 @@ games = Table(
     "games",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("seed", String(512), nullable=False),
+    Column("seed", LosslessText(512), nullable=False),
     Column("rules_version", Integer, nullable=False),
-    Column("player", String(200), nullable=True),
+    Column("player", LosslessText(200), nullable=True),
     Column("created_ms", BigInteger, nullable=False),
     Column("updated_ms", BigInteger, nullable=False),
     # Projection of the log, updated in the same transaction as each append.
@@ -67,4 +149,16 @@ moves = Table(
     Column("direction", String(1), nullable=False),
     Column("played_ms", BigInteger, nullable=True),
     sqlite_with_rowid=False,
+)
+
+# Part of the projection: SHA-256 (hex) of the game's whole move string,
+# written in the same transaction as each append.  Every read of a game
+# compares it (and the other projection columns) with the log, so a log
+# changed behind the store's back is reported, never served.  A table of
+# its own, so upgrading a version 1 database only adds a table.
+log_digests = Table(
+    "log_digests",
+    metadata,
+    Column("game_id", Integer, ForeignKey("games.id"), primary_key=True, autoincrement=False),
+    Column("digest", String(64), nullable=False),
 )

@@ -1,0 +1,56 @@
+"""Upgrading a version 1 database of ours to the current schema, in one transaction.
+
+Called only after the whole schema was found to be exactly version 1, and
+inside the caller's write transaction: either every step lands or none.
+Version 2 adds ``log_digests`` (the SHA-256 of each game's move string,
+computed here from the log), stores ``seed`` and ``player`` escaped (see
+:func:`~twenty48_replay.store.tables.escape_text`; only values holding
+U+0000 or U+0001 change) and, on PostgreSQL, widens both to ``TEXT``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from itertools import groupby
+
+from sqlalchemy import text, update
+from sqlalchemy.engine import Connection
+
+from twenty48_replay.store.tables import SCHEMA_VERSION, escape_text, log_digests, meta
+
+
+def to_v2(connection: Connection) -> None:
+    """Turn a version 1 schema and its rows into version 2."""
+    if connection.dialect.name == "postgresql":
+        connection.exec_driver_sql(
+            "ALTER TABLE games ALTER COLUMN seed TYPE TEXT, ALTER COLUMN player TYPE TEXT"
+        )
+    log_digests.create(connection)
+    rows = connection.exec_driver_sql("SELECT id, seed, player FROM games").fetchall()
+    for game_id, seed, player in rows:
+        values = {
+            column: escape_text(value)
+            for column, value in (("seed", seed), ("player", player))
+            if isinstance(value, str) and escape_text(value) != value
+        }
+        if values:
+            sets = ", ".join(f"{column} = :{column}" for column in values)
+            connection.execute(
+                text(f"UPDATE games SET {sets} WHERE id = :id"), {**values, "id": game_id}
+            )
+    logs = connection.exec_driver_sql(
+        "SELECT game_id, direction FROM moves ORDER BY game_id, seq"
+    ).fetchall()
+    digests = {
+        game_id: hashlib.sha256(
+            "".join(str(row[1]) for row in group).encode("utf-8", "surrogatepass")
+        ).hexdigest()
+        for game_id, group in groupby(logs, key=lambda row: row[0])
+    }
+    empty = hashlib.sha256(b"").hexdigest()
+    entries = [{"game_id": row[0], "digest": digests.get(row[0], empty)} for row in rows]
+    if entries:
+        connection.execute(log_digests.insert(), entries)
+    connection.execute(
+        update(meta).where(meta.c.key == "schema_version").values(value=str(SCHEMA_VERSION))
+    )
