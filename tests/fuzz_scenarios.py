@@ -296,7 +296,9 @@ DROP_TRIGGERS = (
 
 
 def _damages(rng: random.Random) -> list[Callable[[Path], None]]:
-    text = hostile_text(rng).replace("'", "''").replace("\x00", "")
+    # (sqlite3 cannot bind lone surrogates or NUL into SQL text: drop those two.)
+    text = "".join(ch for ch in hostile_text(rng) if not 0xD800 <= ord(ch) <= 0xDFFF)
+    text = text.replace("'", "''").replace("\x00", "")
 
     def sql(*statements: str) -> Callable[[Path], None]:
         return lambda path: _sql(path, *statements)
