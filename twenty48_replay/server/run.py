@@ -1,0 +1,47 @@
+"""Starting the server on uvicorn, one process or several sharing one database."""
+
+from __future__ import annotations
+
+import os
+
+from twenty48_replay.server.config import ENV_VAR, ServerConfig, key_path
+from twenty48_replay.signing import ServerKey
+from twenty48_replay.store import Store
+
+
+def prepare(config: ServerConfig) -> tuple[str, ServerKey]:
+    """Open (create) the database and the key once, before any worker starts.
+
+    Errors here are ordinary library errors (one clear line from the CLI);
+    the workers then find both ready.  Returns the database's display name
+    and the key.
+    """
+    with Store(config.db) as store:
+        name = store.name
+    return name, ServerKey.load_or_create(key_path(config))
+
+
+def serve(
+    config: ServerConfig,
+    *,
+    host: str,
+    port: int,
+    workers: int = 1,
+    access_log: bool = True,
+    log_level: str = "info",
+) -> None:
+    """Run uvicorn until interrupted (workers get ``config`` through the environment)."""
+    import uvicorn
+
+    os.environ[ENV_VAR] = config.to_env()
+    uvicorn.run(
+        "twenty48_replay.server.app:create_app",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        access_log=access_log,
+        log_level=log_level,
+        server_header=False,
+        date_header=False,
+    )
