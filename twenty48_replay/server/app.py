@@ -102,6 +102,8 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
                 return await handler(request, holder["server"])
             except ApiError as refusal:
                 return error_response(refusal.status, refusal.reason)
+            except Exception as exc:  # a bug: answered here, so nothing re-raises it to uvicorn
+                return await server_error(request, exc)
 
         return endpoint
 

@@ -82,27 +82,48 @@ def board_rows(state: GameState) -> Rows:
     return [list(row) for row in state.board.to_rows()]
 
 
-def state_answer(state: GameState) -> dict[str, Any]:
+@attrs.frozen(slots=True)
+class Facts:
+    """What a state's board implies, computed once (``over`` tries all four slides)."""
+
+    max_tile: int
+    won: bool
+    over: bool
+
+    @classmethod
+    def of(cls, state: GameState) -> Facts:
+        return cls(state.max_tile, state.won, state.over)
+
+
+def state_answer(state: GameState, facts: Facts | None = None) -> dict[str, Any]:
     """Board, score, moves and flags of a state."""
+    facts = facts or Facts.of(state)
     return {
         "board": board_rows(state),
         "score": state.score,
         "moves": state.moves,
-        "max_tile": state.max_tile,
-        "won": state.won,
-        "over": state.over,
+        "max_tile": facts.max_tile,
+        "won": facts.won,
+        "over": facts.over,
     }
 
 
 def move_answer(
-    fair_id: int, letter: str, state: GameState, gained: int, spawn: Spawn, *, finished: bool
+    fair_id: int,
+    letter: str,
+    state: GameState,
+    gained: int,
+    spawn: Spawn,
+    *,
+    finished: bool,
+    facts: Facts | None = None,
 ) -> dict[str, Any]:
     """The answer to move number ``state.moves``: the board after the move and its spawn."""
     answer = {
         "id": fair_id,
         "n": state.moves,
         "move": letter,
-        **state_answer(state),
+        **state_answer(state, facts),
         "gained": gained,
         "spawn": spawn.to_json(),
         "finished": finished,

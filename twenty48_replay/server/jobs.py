@@ -26,7 +26,7 @@ from twenty48_replay.game import GameState
 from twenty48_replay.record import Record
 from twenty48_replay.server import entries
 from twenty48_replay.server.api_errors import ApiError, conflict, not_found
-from twenty48_replay.server.entries import GameEntry
+from twenty48_replay.server.entries import Facts, GameEntry
 from twenty48_replay.store import CLIENT, iso_ms, parse_iso_ms, recorder, repository
 from twenty48_replay.store import fair_games as fair_store
 
@@ -76,7 +76,48 @@ class BatchView:
     cache: EntryCache
     signer: Signer
     now_ms: int
+    #: Batch the appends into two statements at :meth:`flush` (the fast path);
+    #: False runs each append at once (the path after a conflict).
+    deferred: bool = False
     changed: dict[int, GameEntry] = attrs.field(factory=dict)
+    appends: list[fair_store.Append] = attrs.field(factory=list)
+    _pending: set[int] = attrs.field(factory=set)
+
+    def append(
+        self, game_id: int, expected: int, letter: str, after: GameState, facts: Facts
+    ) -> bool:
+        """Append a move (now, or at the next flush); False if the game moved on."""
+        if not self.deferred:
+            return fair_store.append_move(
+                self.connection, game_id, expected, letter, after, self.now_ms
+            )
+        if game_id in self._pending:
+            self.flush()
+        self._pending.add(game_id)
+        self.appends.append(
+            fair_store.Append(
+                game_id=game_id,
+                expected_moves=expected,
+                letter=letter,
+                moves=after.moves,
+                score=after.score,
+                max_tile=facts.max_tile,
+                board=f"{after.board.packed:020x}",
+                won=facts.won,
+                over=facts.over,
+                now_ms=self.now_ms,
+            )
+        )
+        return True
+
+    def flush(self) -> None:
+        """Write the deferred appends; :class:`BatchConflict` if any game had moved on."""
+        if not self.appends:
+            return
+        appends, self.appends = self.appends, []
+        self._pending.clear()
+        if not fair_store.append_many(self.connection, appends):
+            raise BatchConflictError
 
     def get(self, fair_id: int, *, fresh: bool = False) -> GameEntry:
         if not fresh:
@@ -100,6 +141,10 @@ class BatchView:
         """After a failed transaction: forget what this batch loaded or changed."""
         for fair_id in self.changed:
             self.cache.drop(fair_id)
+
+
+class BatchConflictError(Exception):
+    """A deferred append found its game changed: roll back, run the batch move by move."""
 
 
 class Job(Protocol):
@@ -153,6 +198,7 @@ class StartGame:
         return self.fair_id
 
     def run(self, view: BatchView) -> dict[str, Any]:
+        view.flush()
         entry = view.get(self.fair_id)
         authorize(entry, self.token)
         for _ in range(MAX_RELOADS):
@@ -217,19 +263,18 @@ class PlayMove:
             after, gained, spawn = state.play(Direction(self.letter))
         except NullMoveError as exc:
             raise ApiError(422, str(exc)) from None
-        if not fair_store.append_move(
-            view.connection, entry.row.game_id or 0, state.moves, self.letter, after, view.now_ms
-        ):
+        facts = Facts.of(after)
+        if not view.append(entry.row.game_id or 0, state.moves, self.letter, after, facts):
             return None
         entry = attrs.evolve(entry, state=after, letters=entry.letters + self.letter)
-        if after.over:
+        if facts.over:
             done = finish_entry(view, entry)
             if done is None:
                 return None
             entry = done
         view.put(entry)
         return entries.move_answer(
-            self.fair_id, self.letter, after, gained, spawn, finished=entry.finished
+            self.fair_id, self.letter, after, gained, spawn, finished=entry.finished, facts=facts
         )
 
 
@@ -245,6 +290,7 @@ class FinishGame:
         return self.fair_id
 
     def run(self, view: BatchView) -> dict[str, Any]:
+        view.flush()
         entry = view.get(self.fair_id)
         authorize(entry, self.token)
         for _ in range(MAX_RELOADS):
@@ -315,6 +361,7 @@ def finish_entry(view: BatchView, entry: GameEntry) -> GameEntry | None:
     """Sign and store the record of ``entry``; None if the game changed meanwhile."""
     assert entry.state is not None
     assert entry.row.game_id is not None
+    view.flush()
     record = signed_record(entry, view.signer, view.now_ms)
     extra = {key: value for key, value in record.items() if key not in _CORE}
     if not fair_store.finish(
@@ -344,6 +391,7 @@ class SubmitRecord:
         return 0
 
     def run(self, view: BatchView) -> dict[str, Any]:
+        view.flush()
         connection = view.connection
         game_id = repository.find_duplicate(connection, self.record.seed, self.record.moves)
         duplicate = game_id is not None

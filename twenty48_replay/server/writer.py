@@ -26,7 +26,7 @@ from typing import Any
 
 from twenty48_replay.errors import StoreError, Twenty48Error
 from twenty48_replay.server.api_errors import ApiError
-from twenty48_replay.server.jobs import BatchView, EntryCache, Job, Signer
+from twenty48_replay.server.jobs import BatchConflictError, BatchView, EntryCache, Job, Signer
 from twenty48_replay.store import Store, now_ms
 
 log = logging.getLogger("twenty48.server")
@@ -97,7 +97,10 @@ class GroupWriter:
     def _write(self, batch: list[_Item]) -> None:
         batch.sort(key=lambda item: item[0].order)
         try:
-            results = self._transaction(batch)
+            try:
+                results = self._transaction(batch, deferred=len(batch) > 1)
+            except BatchConflictError:  # another process appended meanwhile: decide move by move
+                results = self._transaction(batch, deferred=False)
         except Exception as exc:
             if len(batch) > 1:
                 for item in batch:
@@ -113,17 +116,20 @@ class GroupWriter:
             else:
                 future.set_result(result)
 
-    def _transaction(self, batch: list[_Item]) -> list[dict[str, Any] | ApiError]:
+    def _transaction(
+        self, batch: list[_Item], *, deferred: bool
+    ) -> list[dict[str, Any] | ApiError]:
         results: list[dict[str, Any] | ApiError] = []
         view: BatchView | None = None
         try:
             with self.store.transaction() as connection:
-                view = BatchView(connection, self.cache, self.signer, now_ms())
+                view = BatchView(connection, self.cache, self.signer, now_ms(), deferred=deferred)
                 for job, _future in batch:
                     try:
                         results.append(job.run(view))
                     except ApiError as refusal:
                         results.append(refusal)
+                view.flush()
         except BaseException:
             if view is not None:
                 view.discard()
