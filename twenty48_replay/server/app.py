@@ -32,6 +32,7 @@ from twenty48_replay.server import entries, jobs, parsing
 from twenty48_replay.server.api_errors import ApiError, not_found
 from twenty48_replay.server.bots import Analyzer, suspected_bot
 from twenty48_replay.server.config import ServerConfig, key_path
+from twenty48_replay.server.fastpath import MovesFastPath
 from twenty48_replay.server.openapi import openapi_document
 from twenty48_replay.server.writer import GroupWriter
 from twenty48_replay.signing import ServerKey
@@ -81,7 +82,7 @@ class Server:
         self.store.close()
 
 
-def create_app(config: ServerConfig | None = None) -> Starlette:
+def create_app(config: ServerConfig | None = None) -> MovesFastPath:
     """The ASGI application for ``config`` (from the environment when None: uvicorn workers)."""
     config = config or ServerConfig.from_env()
     holder: dict[str, Server] = {}
@@ -121,11 +122,12 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         Route("/api/records", api(submit_record), methods=["POST"]),
         Route("/api/records", api(list_records), methods=["GET"]),
     ]
-    return Starlette(
+    starlette = Starlette(
         routes=routes,
         lifespan=lifespan,
         exception_handlers={HTTPException: http_error, Exception: server_error},
     )
+    return MovesFastPath(starlette, lambda: holder["server"].writer)
 
 
 async def http_error(_request: Request, exc: Exception) -> Response:

@@ -18,10 +18,10 @@ job cannot fail the others.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import queue
 import threading
-from concurrent.futures import Future
 from typing import Any
 
 from twenty48_replay.errors import StoreError, Twenty48Error
@@ -34,7 +34,8 @@ log = logging.getLogger("twenty48.server")
 #: Jobs in one transaction at most (bounds a transaction's length).
 MAX_BATCH = 1000
 
-_Item = tuple[Job, "Future[dict[str, Any]]"]
+_Item = tuple[Job, "asyncio.Future[dict[str, Any]]"]
+_Outcome = tuple["asyncio.Future[dict[str, Any]]", "dict[str, Any] | BaseException"]
 
 
 class UnavailableError(ApiError):
@@ -65,14 +66,15 @@ class GroupWriter:
         self._queue.put(None)
         self._thread.join(timeout=30)
 
-    def submit(self, job: Job) -> Future[dict[str, Any]]:
-        future: Future[dict[str, Any]] = Future()
-        self._queue.put((job, future))
-        return future
-
     async def run(self, job: Job) -> dict[str, Any]:
-        """The job's answer once its transaction has committed (or its ApiError)."""
-        return await asyncio.wrap_future(self.submit(job))
+        """The job's answer once its transaction has committed (or its ApiError).
+
+        The writer settles the futures of a whole batch with one callback on
+        the event loop (one wake-up per commit, not one per request).
+        """
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._queue.put((job, future))
+        return await future
 
     # ---------------------------------------------------------------- thread
 
@@ -95,6 +97,16 @@ class GroupWriter:
             self._write(batch)
 
     def _write(self, batch: list[_Item]) -> None:
+        outcomes: list[_Outcome] = []
+        self._settle_into(batch, outcomes)
+        by_loop: dict[asyncio.AbstractEventLoop, list[_Outcome]] = {}
+        for future, result in outcomes:
+            by_loop.setdefault(future.get_loop(), []).append((future, result))
+        for loop, settled in by_loop.items():
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+                loop.call_soon_threadsafe(_settle, settled)
+
+    def _settle_into(self, batch: list[_Item], outcomes: list[_Outcome]) -> None:
         batch.sort(key=lambda item: item[0].order)
         try:
             try:
@@ -104,17 +116,15 @@ class GroupWriter:
         except Exception as exc:
             if len(batch) > 1:
                 for item in batch:
-                    self._write([item])
+                    self._settle_into([item], outcomes)
                 return
-            batch[0][1].set_exception(_as_answerable(exc))
+            outcomes.append((batch[0][1], _as_answerable(exc)))
             return
         self.batches += 1
         self.jobs += len(batch)
-        for (_job, future), result in zip(batch, results, strict=True):
-            if isinstance(result, ApiError):
-                future.set_exception(result)
-            else:
-                future.set_result(result)
+        outcomes.extend(
+            (future, result) for (_job, future), result in zip(batch, results, strict=True)
+        )
 
     def _transaction(
         self, batch: list[_Item], *, deferred: bool
@@ -136,6 +146,17 @@ class GroupWriter:
             raise
         view.commit()
         return results
+
+
+def _settle(outcomes: list[_Outcome]) -> None:
+    """On the event loop: hand every request of a batch its answer or refusal."""
+    for future, result in outcomes:
+        if future.done():  # the client went away
+            continue
+        if isinstance(result, BaseException):
+            future.set_exception(result)
+        else:
+            future.set_result(result)
 
 
 def _as_answerable(exc: Exception) -> Exception:
