@@ -238,17 +238,26 @@ class PlayMove:
     def run(self, view: BatchView) -> dict[str, Any]:
         entry = view.get(self.fair_id)
         authorize(entry, self.token)
+        fresh = False
         for _ in range(MAX_RELOADS):
-            answer = self._attempt(view, entry)
+            answer = self._attempt(view, entry, fresh=fresh)
             if answer is not None:
                 return answer
             entry = view.get(self.fair_id, fresh=True)
+            fresh = True
         raise conflict("the game is changing too fast; try again")
 
-    def _attempt(self, view: BatchView, entry: GameEntry) -> dict[str, Any] | None:
-        """The answer, or None when the database had moved on (reload and decide again)."""
+    def _attempt(self, view: BatchView, entry: GameEntry, *, fresh: bool) -> dict[str, Any] | None:
+        """The answer, or None when the database had moved on (reload and decide again).
+
+        A refusal that another process could have made stale (not started,
+        ``n`` ahead of the cached game) is given only after reading the game
+        afresh: with several workers, this one's cache may lag.
+        """
         state = entry.state
         if state is None:
+            if not fresh:
+                return None
             raise conflict("the game is not started yet")
         if self.n <= state.moves:
             played = entry.letters[self.n - 1]
@@ -258,6 +267,8 @@ class PlayMove:
         if entry.finished:
             raise conflict("the game is finished")
         if self.n != state.moves + 1:
+            if not fresh:
+                return None
             raise conflict(f"the next move is n = {state.moves + 1}, not {self.n}")
         try:
             after, gained, spawn = state.play(Direction(self.letter))
@@ -293,16 +304,20 @@ class FinishGame:
         view.flush()
         entry = view.get(self.fair_id)
         authorize(entry, self.token)
+        fresh = False
         for _ in range(MAX_RELOADS):
             if entry.finished:
                 return finished_answer(entry)
             if entry.state is None:
-                raise conflict("the game is not started yet")
+                if fresh:
+                    raise conflict("the game is not started yet")
+                entry, fresh = view.get(self.fair_id, fresh=True), True
+                continue
             done = finish_entry(view, entry)
             if done is not None:
                 view.put(done)
                 return finished_answer(done)
-            entry = view.get(self.fair_id, fresh=True)
+            entry, fresh = view.get(self.fair_id, fresh=True), True
         raise conflict("the game is changing too fast; try again")
 
 
