@@ -31,8 +31,22 @@ def describe(result: Result) -> str:
     if flags:
         summary += f" ({', '.join(flags)})"
     if result["valid"]:
-        return f"{where}: valid: {summary}"
-    return f"{where}: INVALID: " + "; ".join(result["reasons"]) + f" [replayed {summary}]"
+        return f"{where}: valid: {summary} · {fair_label(result)}"
+    return (
+        f"{where}: INVALID: "
+        + "; ".join(result["reasons"])
+        + f" [replayed {summary}] · {fair_label(result)}"
+    )
+
+
+def fair_label(result: Result) -> str:
+    """The fair-play verdict in words (SPEC section 11.8)."""
+    status = result.get("fair", "self-seeded")
+    if status == "unchecked":
+        return "fair play unchecked (no --trust key for the signature)"
+    if status == "fair":
+        return "fair, signature checked"
+    return str(status)
 
 
 class _Progress:
@@ -101,6 +115,16 @@ def verify_command(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="Print only invalid and unreadable records.")
     ] = False,
+    trust: Annotated[
+        str | None,
+        typer.Option(
+            "--trust",
+            metavar="KEYFILE_OR_URL",
+            help="Check fair records' signatures with this key: a public key file (PEM or the "
+            "server's well-known JSON) or a server URL whose /.well-known/twenty48-key is fetched.",
+            show_default=False,
+        ),
+    ] = None,
     jobs: Annotated[
         int | None,
         typer.Option(
@@ -108,14 +132,23 @@ def verify_command(
         ),
     ] = None,
 ) -> None:
-    """Replay records and check their claimed score, max tile and final board."""
+    """Replay records and check their claimed score, max tile and final board.
+
+    Fair records (from a score server) also have their commitment and seed
+    derivation checked, and with --trust their signature.
+    """
+    trusted = None
+    if trust is not None:
+        from twenty48_replay.signing import load_trusted
+
+        trusted = load_trusted(trust)
     paths = list(expand_paths(files))
     counts = {"valid": 0, "invalid": 0, "unreadable": 0}
     replayed = 0
     progress = _Progress(_total_bytes(paths))
     started = time.perf_counter()
     try:
-        for result in verify_many(_raws(paths, progress), jobs or default_jobs()):
+        for result in verify_many(_raws(paths, progress), jobs or default_jobs(), trusted):
             if result["valid"] is None:
                 counts["unreadable"] += 1
                 if as_json:

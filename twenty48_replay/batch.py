@@ -16,11 +16,15 @@ import signal
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from multiprocessing.pool import AsyncResult
-from typing import Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from twenty48_replay.replay import VerifyResult, verify
 from twenty48_replay.sources import RawRecord, SourcedRecord
+
+if TYPE_CHECKING:
+    from twenty48_replay.fair import SignatureChecker
 
 CHUNK_RECORDS: Final = 200
 CHUNK_BYTES: Final = 64 * 1024  # ~60,000 moves: results start flowing within ~0.15 s
@@ -38,8 +42,14 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-def verify_raw(raw: RawRecord) -> Result:
-    """The ``--json`` result object of one record (``valid`` None when unreadable)."""
+def verify_raw(raw: RawRecord, trusted: SignatureChecker | None = None) -> Result:
+    """The ``--json`` result object of one record (``valid`` None when unreadable).
+
+    Besides the replay, every record gets its fair-play verdict (SPEC
+    section 11.7): ``fair`` ("self-seeded", "fair", "unchecked", "not fair")
+    and ``signature`` ("checked" with a ``trusted`` key, else "unchecked";
+    None when self-seeded).  A fair record that fails a fair check is invalid.
+    """
     item = raw.parse()
     if item.record is None:
         assert item.error is not None
@@ -49,7 +59,7 @@ def verify_raw(raw: RawRecord) -> Result:
             "valid": None,
             "error": item.error.message,
         }
-    return {"file": item.source, "index": item.index, **verify(item.record).to_json()}
+    return {"file": item.source, "index": item.index, **verify(item.record, trusted).to_json()}
 
 
 def verified(raw: RawRecord) -> tuple[SourcedRecord, VerifyResult | None]:
@@ -58,8 +68,8 @@ def verified(raw: RawRecord) -> tuple[SourcedRecord, VerifyResult | None]:
     return item, None if item.record is None else verify(item.record)
 
 
-def _verify_chunk(chunk: list[RawRecord]) -> list[Result]:
-    return [verify_raw(raw) for raw in chunk]
+def _verify_chunk(chunk: list[RawRecord], trusted: SignatureChecker | None = None) -> list[Result]:
+    return [verify_raw(raw, trusted) for raw in chunk]
 
 
 def _verified_chunk(chunk: list[RawRecord]) -> list[tuple[SourcedRecord, VerifyResult | None]]:
@@ -136,9 +146,15 @@ def map_chunks(
             yield from pending.popleft().get()
 
 
-def verify_many(raws: Iterable[RawRecord], jobs: int | None = None) -> Iterator[Result]:
-    """``--json`` results for every raw record, in input order, using ``jobs`` processes."""
-    return map_chunks(_verify_chunk, raws, jobs)
+def verify_many(
+    raws: Iterable[RawRecord], jobs: int | None = None, trusted: SignatureChecker | None = None
+) -> Iterator[Result]:
+    """``--json`` results for every raw record, in input order, using ``jobs`` processes.
+
+    ``trusted`` (a :class:`signing.TrustedKey`, picklable) checks signatures.
+    """
+    work = _verify_chunk if trusted is None else partial(_verify_chunk, trusted=trusted)
+    return map_chunks(work, raws, jobs)
 
 
 def verify_records(

@@ -28,10 +28,16 @@ Final API (what the server builds on)::
         .to_dict() / FairInfo.from_dict(obj)       # RecordError naming "fair.<key>"
     fair_info(record: Record) -> FairInfo | None
     check_fair(record: Record, trusted: SignatureChecker | None = None) -> FairCheck
-        # FairCheck.status: "self-seeded" | "fair" | "not fair"
+        # FairCheck.status: "self-seeded" | "fair" | "unchecked" | "not fair"
         # FairCheck.signature: "checked" | "unchecked" | None (self-seeded)
         # FairCheck.reasons: tuple[str, ...]
     SIGNATURE_HEX_LENGTH = 128, KEY_ID_HEX_LENGTH = 16
+    key_id_of(public_key: bytes) -> str          # first 16 hex of SHA-256 of the raw key
+
+    replay.verify(record, trusted=None) -> VerifyResult   # replay + check_fair in one:
+        # .valid is False for "not fair"; .fair / .signature as in FairCheck;
+        # the fair reasons follow the replay reasons.  Store.import_record and
+        # `twenty48 import` use it, so a not-fair record is never stored.
 
 The record reader (:mod:`twenty48_replay.record`) calls
 :func:`validate_fair_fields`, so a malformed ``fair`` object or
@@ -42,6 +48,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import os
 import re
 import secrets
@@ -75,10 +82,10 @@ _HEX64: Final = re.compile(r"[0-9a-f]{64}")
 _KEY_ID: Final = re.compile(r"[0-9a-f]{16}")
 _SIGNATURE: Final = re.compile(r"[0-9a-f]{128}")
 _TIMESTAMP: Final = re.compile(
-    r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})"
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})"
 )
 
-Status = Literal["self-seeded", "fair", "not fair"]
+Status = Literal["self-seeded", "fair", "unchecked", "not fair"]
 SignatureState = Literal["checked", "unchecked"]
 
 
@@ -337,9 +344,12 @@ class SignatureChecker(Protocol):
 class FairCheck:
     """The fair-play verdict on one record.
 
-    ``status`` is "self-seeded" (no ``fair`` object), "fair" (every check
-    made passed) or "not fair"; ``signature`` says whether the signature
-    was checked against a trusted key (None when self-seeded).
+    ``status`` is "self-seeded" (no ``fair`` object), "fair" (commitment,
+    derivation and the signature by a trusted key all hold), "unchecked"
+    (commitment and derivation hold, but no trusted key was given, so
+    anyone could have written the record) or "not fair" (a check failed).
+    ``signature`` says whether the signature was checked against a trusted
+    key (None when self-seeded).
     """
 
     status: Status
@@ -377,20 +387,24 @@ def check_fair(record: Record, trusted: SignatureChecker | None = None) -> FairC
     revealed = commitment(info.server_seed)
     if revealed != info.commitment:
         reasons.append(
-            f"fair: commitment {info.commitment} is not the SHA-256 of server_seed ({revealed})"
+            f"fair: commitment {info.commitment} does not match server_seed: "
+            f"its SHA-256 is {revealed}"
         )
     derived = game_seed(info.server_seed, info.client_seed)
     if derived != record.seed:
+        shown = json.dumps(record.seed, ensure_ascii=False)
         reasons.append(
-            f"fair: seed {record.seed!r} is not HMAC-SHA256(server_seed, client_seed) ({derived})"
+            f"fair: seed {shown} does not match server_seed and client_seed: "
+            f"HMAC-SHA256 gives {derived}"
         )
     if trusted is not None:
         if "signature" not in record.extra:
-            reasons.append("fair: the record has no signature to check against the trusted key")
+            reasons.append(f"fair: no signature to check with the trusted key {trusted.key_id}")
         else:
             reasons.extend(f"fair: {reason}" for reason in trusted.verify(record.to_dict()))
+    passed: Status = "unchecked" if trusted is None else "fair"
     return FairCheck(
-        "not fair" if reasons else "fair",
+        "not fair" if reasons else passed,
         state,
         tuple(reasons),
         None if trusted is None else trusted.key_id,

@@ -9,7 +9,7 @@ every claim with the board before it.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -18,6 +18,9 @@ from twenty48_replay.board import Board, Direction
 from twenty48_replay.errors import NullMoveError
 from twenty48_replay.game import WIN_TILE, GameState, Spawn, opening
 from twenty48_replay.record import Record
+
+if TYPE_CHECKING:
+    from twenty48_replay.fair import SignatureChecker
 
 
 @attrs.frozen(slots=True)
@@ -106,7 +109,8 @@ class VerifyResult:
 
     ``score``, ``max_tile`` and ``moves`` are the REPLAYED values at the last
     valid step; ``reasons`` lists every way the record fails, each naming
-    the claimed and the replayed value.
+    the claimed and the replayed value, then the fair-play reasons.
+    ``fair`` and ``signature`` are the fair-play verdict (SPEC section 11.7).
     """
 
     valid: bool
@@ -119,6 +123,10 @@ class VerifyResult:
     reasons: tuple[str, ...] = ()
     #: 1-based number of the first move that changes nothing, or None.
     invalid_move: int | None = None
+    #: "self-seeded", "fair", "unchecked" or "not fair" (SPEC section 11.7).
+    fair: str = "self-seeded"
+    #: "checked", "unchecked", or None for a self-seeded record.
+    signature: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The fields of ``twenty48 verify --json`` (without file and index)."""
@@ -130,11 +138,18 @@ class VerifyResult:
             "won": self.won,
             "over": self.over,
             "reasons": list(self.reasons),
+            "fair": self.fair,
+            "signature": self.signature,
         }
 
 
-def verify(record: Record) -> VerifyResult:
-    """Replay a record and check every claim in it."""
+def verify(record: Record, trusted: SignatureChecker | None = None) -> VerifyResult:
+    """Replay a record and check every claim in it.
+
+    A fair record's fair-play claims are claims too: commitment and seed
+    derivation always, the signature when a ``trusted`` key is given
+    (:func:`twenty48_replay.fair.check_fair`); one that fails is invalid.
+    """
     state, null_move = final_state(record)
     board = state.board
     reasons = []
@@ -154,6 +169,13 @@ def verify(record: Record) -> VerifyResult:
                 f"cell(s), first at row {first // 4 + 1} column {first % 4 + 1}: "
                 f"claimed {claimed[first]}, replayed {board[first]}"
             )
+    fair, signature = "self-seeded", None
+    if "fair" in record.extra:  # imported here: self-seeded records never load it
+        from twenty48_replay.fair import check_fair
+
+        fairness = check_fair(record, trusted)
+        fair, signature = fairness.status, fairness.signature
+        reasons.extend(fairness.reasons)
     return VerifyResult(
         valid=not reasons,
         score=state.score,
@@ -164,4 +186,6 @@ def verify(record: Record) -> VerifyResult:
         board=board,
         reasons=tuple(reasons),
         invalid_move=None if null_move is None else null_move.move_number,
+        fair=fair,
+        signature=signature,
     )

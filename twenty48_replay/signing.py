@@ -31,6 +31,7 @@ import base64
 import contextlib
 import json
 import os
+import secrets
 import stat
 from collections.abc import Mapping
 from pathlib import Path
@@ -185,7 +186,7 @@ class ServerKey:
         if path.exists():
             return cls.load(path)
         key = cls.generate()
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except OSError as exc:
@@ -292,9 +293,6 @@ class TrustedKey:
 
     def verify(self, record_dict: Mapping[str, Any]) -> tuple[str, ...]:
         """Why the record's signature is not this key's over its canonical bytes; () if it is."""
-        from cryptography.exceptions import InvalidSignature
-        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
         fair = record_dict.get("fair")
         named = fair.get("key_id") if isinstance(fair, Mapping) else None
         if named != self.key_id:
@@ -305,6 +303,9 @@ class TrustedKey:
         except RecordError as exc:
             return (exc.message,)
         assert len(signature) * 2 == SIGNATURE_HEX_LENGTH
+        from cryptography.exceptions import InvalidSignature
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
         try:
             Ed25519PublicKey.from_public_bytes(self.public_key).verify(signature, data)
         except InvalidSignature:

@@ -1,0 +1,231 @@
+"""`twenty48 verify` on fair records, with and without --trust, as real subprocesses."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import VECTORS, load_json
+
+FAIR = VECTORS / "fair"
+EXPECTED: dict[str, Any] = load_json(FAIR / "expected.json")
+RECORD = FAIR / "record.json"
+KEY_PEM = str(FAIR / "key.pem")
+TAMPERED = [c for c in EXPECTED["cases"] if c["file"] != "record.json"]
+
+
+def one_line_error(stderr: str) -> str:
+    lines = stderr.splitlines()
+    assert len(lines) == 1, stderr
+    assert lines[0].startswith("twenty48: error: "), stderr
+    assert "Traceback" not in stderr
+    return lines[0]
+
+
+def test_fair_record_passes_verify_trust(cli: Any) -> None:
+    result = cli("verify", "--trust", KEY_PEM, str(RECORD))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert ": valid: " in result.stdout
+    assert result.stdout.rstrip().endswith("· fair, signature checked")
+    obj = json.loads(cli("verify", "--json", "--trust", KEY_PEM, str(RECORD)).stdout)
+    assert (obj["valid"], obj["fair"], obj["signature"], obj["reasons"]) == (
+        True,
+        "fair",
+        "checked",
+        [],
+    )
+    well_known = cli("verify", "--json", "--trust", str(FAIR / "well-known.json"), str(RECORD))
+    assert json.loads(well_known.stdout)["fair"] == "fair"
+
+
+def test_fair_record_without_a_key_is_unchecked(cli: Any) -> None:
+    result = cli("verify", str(RECORD))
+    assert result.returncode == 0, result.stderr
+    assert "fair play unchecked (no --trust key for the signature)" in result.stdout
+    obj = json.loads(cli("verify", "--json", str(RECORD)).stdout)
+    assert (obj["fair"], obj["signature"]) == ("unchecked", "unchecked")
+
+
+def test_plain_record_stays_valid_and_is_self_seeded(cli: Any) -> None:
+    plain = str(VECTORS / "records" / "valid.json")
+    for args in ((plain,), ("--trust", KEY_PEM, plain)):
+        result = cli("verify", *args)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.rstrip().endswith("· self-seeded")
+        obj = json.loads(cli("verify", "--json", *args).stdout)
+        assert (obj["valid"], obj["fair"], obj["signature"]) == (True, "self-seeded", None)
+
+
+@pytest.mark.parametrize("case", TAMPERED, ids=lambda c: c["file"])
+def test_every_change_fails_verify_trust_with_a_reason(cli: Any, case: dict[str, Any]) -> None:
+    path = str(FAIR / case["file"])
+    result = cli("verify", "--json", "--trust", KEY_PEM, path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    obj = json.loads(result.stdout)
+    assert obj["valid"] is False
+    assert obj["fair"] == "not fair"
+    assert obj["reasons"] == case["with_key"]["reasons"]
+    assert any(r.startswith("fair: ") for r in obj["reasons"])
+    text = cli("verify", "--trust", KEY_PEM, path)
+    assert text.returncode == 1
+    assert ": INVALID: " in text.stdout
+    assert text.stdout.rstrip().endswith("· not fair")
+
+
+def test_other_key_is_named(cli: Any) -> None:
+    result = cli("verify", "--trust", KEY_PEM, str(FAIR / "other-key.json"))
+    assert result.returncode == 1
+    other = load_json(FAIR / "other-key.json")["fair"]["key_id"]
+    assert f"signed by key {other}, not by the trusted key {EXPECTED['key_id']}" in result.stdout
+
+
+def test_a_batch_with_workers_checks_every_signature(cli: Any, tmp_path: Path) -> None:
+    good = json.dumps(load_json(RECORD), ensure_ascii=False)
+    bad = json.dumps(load_json(FAIR / "tampered-ended.json"), ensure_ascii=False)
+    lines = [bad if i % 5 == 3 else good for i in range(600)]
+    batch = tmp_path / "batch.jsonl"
+    batch.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = cli("verify", "--json", "--jobs", "2", "--trust", KEY_PEM, str(batch))
+    assert result.returncode == 1
+    objs = [json.loads(x) for x in result.stdout.splitlines()]
+    assert [o["fair"] for o in objs] == ["not fair" if i % 5 == 3 else "fair" for i in range(600)]
+
+
+def test_malformed_fair_object_is_unreadable_naming_the_field(cli: Any, tmp_path: Path) -> None:
+    data = load_json(RECORD)
+    data["fair"]["commitment"] = data["fair"]["commitment"].upper()
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    result = cli("verify", str(path))
+    assert result.returncode == 2
+    assert "field 'fair.commitment'" in result.stderr
+
+
+def test_unusable_trust_key_file_is_one_line_exit_2(cli: Any, tmp_path: Path) -> None:
+    result = cli("verify", "--trust", str(tmp_path / "missing.pem"), str(RECORD))
+    assert result.returncode == 2
+    assert "missing.pem" in one_line_error(result.stderr)
+    assert result.stdout == ""
+    junk = tmp_path / "junk.pem"
+    junk.write_text("not a key")
+    result = cli("verify", "--trust", str(junk), str(RECORD))
+    assert result.returncode == 2
+    assert "not a PEM public key" in one_line_error(result.stderr)
+
+
+# ---------------------------------------------------------------- --trust URL
+
+
+@pytest.fixture
+def key_server() -> Iterator[tuple[str, dict[str, Any]]]:
+    """A real HTTP server on a free port; ``routes`` maps a path to (status, body bytes)."""
+    routes: dict[str, Any] = {}
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            status, body = routes.get(self.path, (404, b"{}"))
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", routes
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_trust_url_fetches_the_well_known_key(
+    cli: Any, key_server: tuple[str, dict[str, Any]]
+) -> None:
+    url, routes = key_server
+    routes["/.well-known/twenty48-key"] = (200, (FAIR / "well-known.json").read_bytes())
+    for given in (url, url + "/", url + "/.well-known/twenty48-key"):
+        result = cli("verify", "--json", "--trust", given, str(RECORD))
+        assert result.returncode == 0, result.stderr
+        assert json.loads(result.stdout)["fair"] == "fair"
+    bad = cli("verify", "--trust", url, str(FAIR / "tampered-score.json"))
+    assert bad.returncode == 1
+
+
+def test_trust_url_failures_are_one_line_exit_2(
+    cli: Any, key_server: tuple[str, dict[str, Any]]
+) -> None:
+    url, routes = key_server
+    missing = cli("verify", "--trust", url, str(RECORD))
+    assert missing.returncode == 2
+    assert "HTTP 404" in one_line_error(missing.stderr)
+    routes["/.well-known/twenty48-key"] = (200, b"[" * 70_000)
+    huge = cli("verify", "--trust", url, str(RECORD))
+    assert huge.returncode == 2
+    assert "over 65536 bytes" in one_line_error(huge.stderr)
+    routes["/.well-known/twenty48-key"] = (200, b"<html>")
+    html = cli("verify", "--trust", url, str(RECORD))
+    assert html.returncode == 2
+    assert "not JSON" in one_line_error(html.stderr)
+
+
+def test_unreachable_trust_url_is_one_line_exit_2(cli: Any) -> None:
+    import socket
+
+    with socket.socket() as sock:  # a port with nothing listening
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    result = cli("verify", "--trust", f"http://127.0.0.1:{port}", str(RECORD))
+    assert result.returncode == 2
+    assert "cannot fetch the key" in one_line_error(result.stderr)
+
+
+# ---------------------------------------------------------------- start-up cost
+
+
+def imported_modules(*args: str) -> str:
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "twenty48_cli", "verify", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return result.stderr
+
+
+def test_verify_loads_cryptography_only_to_check_a_signature() -> None:
+    plain = str(VECTORS / "records" / "valid.json")
+    assert "cryptography" not in imported_modules(plain)
+    assert "cryptography" not in imported_modules(str(RECORD))
+    assert "cryptography" not in imported_modules("--trust", KEY_PEM, plain)
+    assert "cryptography" in imported_modules("--trust", KEY_PEM, str(RECORD))
+
+
+# ---------------------------------------------------------------- the store keeps fair records
+
+
+def test_import_refuses_a_not_fair_record_and_keeps_a_fair_one_verifiable(
+    cli: Any, tmp_path: Path
+) -> None:
+    db = str(tmp_path / "t.sqlite3")
+    bad = cli("import", "--db", db, str(FAIR / "tampered-commitment.json"))
+    assert bad.returncode == 1
+    assert "INVALID, not imported: fair: commitment" in bad.stderr
+    good = cli("import", "--db", db, str(RECORD))
+    assert good.returncode == 0, good.stderr
+    exported = tmp_path / "out.json"
+    assert cli("export", "--db", db, "1", "-o", str(exported)).returncode == 0
+    again = cli("verify", "--json", "--trust", KEY_PEM, str(exported))
+    assert again.returncode == 0, again.stdout
+    assert json.loads(again.stdout)["fair"] == "fair"
