@@ -103,6 +103,14 @@ def test_fair_game_end_to_end(server: ServerProcess, tmp_path: Path) -> None:
     assert game.check_record(stored, key) == []
     checked = run_cli("check", "--db", server.db)
     assert checked.returncode == 0, checked.stderr
+    # Anyone can check it offline against the server's published key.
+    path = tmp_path / "fair.json"
+    path.write_text(json.dumps(record), encoding="utf-8")
+    trusted = run_cli("verify", "--json", "--trust", server.url, str(path))
+    assert trusted.returncode == 0, trusted.stdout + trusted.stderr
+    verdict = json.loads(trusted.stdout.splitlines()[0])
+    assert verdict["valid"] is True
+    assert verdict["fair"] == "fair"
     # A changed byte fails.
     tampered = dict(record, score=record["score"] + 4)
     assert game.check_record(tampered, key) != []

@@ -217,11 +217,11 @@ class RemoteGame:
             problems.append("the record's moves are not the moves played")
         from twenty48_replay.replay import verify
 
-        problems.extend(verify(parsed).reasons)
-        check = fair.check_fair(parsed, trusted)
-        problems.extend(check.reasons)
-        if check.status != "fair" and not check.reasons:
-            problems.append(f"the record is {check.status}")
+        result = verify(parsed, trusted)
+        problems.extend(result.reasons)
+        expected = "fair" if trusted is not None else "unchecked"
+        if result.fair != expected and not result.reasons:
+            problems.append(f"the record is {result.fair}")
         return problems
 
 
