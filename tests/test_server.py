@@ -481,3 +481,22 @@ def test_dropped_connection_retry_does_not_double(server: ServerProcess) -> None
     letters = server_log_letters(server.db, game.id)
     assert len(letters) == n
     assert letters[:-1] == game.letters
+
+
+def test_a_database_from_before_the_server_opens_and_gains_its_tables(tmp_path: Path) -> None:
+    """A schema-1 database made before the server's tables existed still works everywhere."""
+    db = tmp_path / "old.sqlite3"
+    played = run_cli("play", "--db", str(db), "--new", "--seed", "old", "--moves", "LR")
+    assert played.returncode in (0, 1), played.stderr
+    connection = sqlite3.connect(db)
+    connection.execute("DROP TABLE fair_games")
+    connection.execute("DROP TABLE submitted_records")
+    connection.commit()
+    connection.close()
+    listed = run_cli("list", "--db", str(db))
+    assert listed.returncode == 0, listed.stderr
+    with ServerProcess(str(db), tmp_path, "--no-analysis") as running:
+        game = RemoteGame(Client(running.url), "old")
+        play_some(game, 2)
+    checked = run_cli("check", "--db", str(db))
+    assert checked.returncode == 0, checked.stderr

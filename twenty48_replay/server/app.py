@@ -67,6 +67,7 @@ class Server:
         self.config = config
         self.store = Store(config.db)
         try:
+            fair_store.ensure_tables(self.store.engine)
             self.key = ServerKey.load_or_create(key_path(config))
         except BaseException:
             self.store.close()

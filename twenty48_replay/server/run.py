@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from twenty48_replay.server.config import ENV_VAR, ServerConfig, key_path
 from twenty48_replay.signing import ServerKey
-from twenty48_replay.store import Store
+from twenty48_replay.store import Store, connection, fair_games
 
 
 def prepare(config: ServerConfig) -> tuple[str, ServerKey]:
@@ -18,6 +20,10 @@ def prepare(config: ServerConfig) -> tuple[str, ServerKey]:
     """
     with Store(config.db) as store:
         name = store.name
+        try:
+            fair_games.ensure_tables(store.engine)
+        except SQLAlchemyError as exc:
+            raise connection.driver_error(exc, name) from None
     return name, ServerKey.load_or_create(key_path(config))
 
 

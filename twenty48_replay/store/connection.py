@@ -24,6 +24,8 @@ from twenty48_replay.store import dialects
 from twenty48_replay.store.tables import APPLICATION, SCHEMA_VERSION, meta, metadata
 
 ENV_VAR: Final = "TWENTY48_DB"
+#: Tables a database of schema version 1 may lack (see :func:`_ensure_schema`).
+LATER_TABLES: Final = frozenset({"fair_games", "submitted_records"})
 SUPPORTED: Final = ("sqlite", "postgresql")
 
 
@@ -141,7 +143,10 @@ def _ensure_schema(engine: Engine, shown: str) -> None:
             f"{shown}: database schema version {version} is newer than this program "
             f"supports ({SCHEMA_VERSION}); upgrade twenty48-replay"
         )
-    missing = ours - names
+    # Tables added after schema version 1 shipped (the score server's) may be
+    # absent from a database an older version made: only the server needs them,
+    # and it adds them (fair_games.ensure_tables); everything else reads on.
+    missing = ours - names - LATER_TABLES
     if missing:
         raise StoreError(f"{shown}: damaged twenty48 database, missing {sorted(missing)}")
     if foreign:

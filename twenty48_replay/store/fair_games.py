@@ -21,11 +21,11 @@ from typing import Any
 
 import attrs
 from sqlalchemy import func, select, update
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Engine
 
 from twenty48_replay.game import GameState
 from twenty48_replay.store import recorder, repository
-from twenty48_replay.store.tables import fair_games, games, moves, submitted_records
+from twenty48_replay.store.tables import fair_games, games, metadata, moves, submitted_records
 
 
 @attrs.frozen(slots=True)
@@ -44,6 +44,12 @@ class FairRow:
     started_ms: int | None
     finished_ms: int | None
     record: str | None
+
+
+def ensure_tables(engine: Engine) -> None:
+    """Add the server's tables to a database made before they existed (additive only)."""
+    with engine.begin() as connection:
+        metadata.create_all(connection, tables=[fair_games, submitted_records], checkfirst=True)
 
 
 def create(
