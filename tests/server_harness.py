@@ -78,3 +78,55 @@ class ServerProcess:
 
     def __exit__(self, *_exc: Any) -> None:
         self.stop()
+
+
+class DroppingProxy:
+    """A TCP proxy to a server that can lose the next answer after the server sent it.
+
+    With :attr:`drop_next` set, the next bytes coming back from the server are
+    thrown away and the client's connection is closed: the request was
+    handled (the move committed) but the client never hears of it.
+    """
+
+    def __init__(self, target_port: int) -> None:
+        import threading
+
+        self.target_port = target_port
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = int(self.listener.getsockname()[1])
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.drop_next = threading.Event()
+        self.dropped = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        import threading
+
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.target_port))
+            threading.Thread(target=self._pipe, args=(client, upstream, False), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(upstream, client, True), daemon=True).start()
+
+    def _pipe(self, source: socket.socket, sink: socket.socket, answers: bool) -> None:
+        try:
+            while data := source.recv(65536):
+                if answers and self.drop_next.is_set():
+                    self.drop_next.clear()
+                    self.dropped += 1
+                    break
+                sink.sendall(data)
+        except OSError:
+            pass
+        for sock in (source, sink):
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            sock.close()
+
+    def close(self) -> None:
+        self.listener.close()

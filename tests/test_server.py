@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from conftest import EXAMPLES, run_cli
 from pg import fresh_database
-from server_harness import ServerProcess
+from server_harness import DroppingProxy, ServerProcess
 from sqlalchemy import create_engine, text
 
 from twenty48_replay.client import Client, MoveRefusedError, RemoteGame, ServerError
@@ -500,3 +500,22 @@ def test_a_database_from_before_the_server_opens_and_gains_its_tables(tmp_path: 
         play_some(game, 2)
     checked = run_cli("check", "--db", str(db))
     assert checked.returncode == 0, checked.stderr
+
+
+def test_a_lost_answer_is_retried_with_the_same_n(server: ServerProcess) -> None:
+    """The server commits a move, the answer is lost on the way: the client sends the
+    same n again on a new connection and gets the same answer; the move is stored once."""
+    proxy = DroppingProxy(server.port)
+    client = Client(proxy.url)
+    game = RemoteGame(client, "joe")
+    play_some(game, 3)
+    for _ in range(3):
+        before = game.state.moves
+        proxy.drop_next.set()
+        play_some(game, before + 1)
+        assert game.state.moves == before + 1
+    assert proxy.dropped == 3
+    assert client.retried >= 3
+    assert server_log_letters(server.db, game.id) == game.letters
+    client.close()
+    proxy.close()
