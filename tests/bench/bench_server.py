@@ -206,6 +206,24 @@ def server_cpu(pid: int) -> float:
     return sum(int(f) for f in fields[11:15]) / ticks
 
 
+def run_and_wait(pid: int) -> tuple[float, float]:
+    """Seconds a process's threads ran on a CPU and waited for one (runnable, not running).
+
+    From /proc/PID/task/*/schedstat: a large wait means other processes on the
+    machine held the cores (the figures then say more about the machine's load
+    than about the server).
+    """
+    ran = waited = 0.0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            fields = (task / "schedstat").read_text().split()
+        except OSError:
+            continue
+        ran += int(fields[0]) / 1e9
+        waited += int(fields[1]) / 1e9
+    return ran, waited
+
+
 def bench(name: str, db: str, args: argparse.Namespace, folder: Path) -> None:
     extra = ("--no-access-log", "--no-analysis", "--workers", str(args.workers))
     with ServerProcess(db, folder, *extra) as server:
@@ -219,14 +237,20 @@ def bench(name: str, db: str, args: argparse.Namespace, folder: Path) -> None:
             flush=True,
         )
         for rate in args.rates:
-            cpu0 = server_cpu(server.process.pid)
+            pid = server.process.pid
+            cpu0, (ran0, waited0) = server_cpu(pid), run_and_wait(pid)
             result = run(load(host, port, args.players, args.warmup, args.seconds, rate))
-            cpu1 = server_cpu(server.process.pid)
-            report(name, args, rate, result, cpu1 - cpu0)
+            cpu1, (ran1, waited1) = server_cpu(pid), run_and_wait(pid)
+            report(name, args, rate, result, cpu1 - cpu0, (ran1 - ran0, waited1 - waited0))
 
 
 def report(
-    name: str, args: argparse.Namespace, rate: float, result: dict[str, float], cpu: float
+    name: str,
+    args: argparse.Namespace,
+    rate: float,
+    result: dict[str, float],
+    cpu: float,
+    sched: tuple[float, float],
 ) -> None:
     offered = f"{rate:g} moves/s each" if rate else "closed loop"
     print(
@@ -236,7 +260,8 @@ def report(
         f"p99 {result['p99_ms']:.1f} ms, max {result['max_ms']:.1f} ms, "
         f"errors {result['errors']:.0f}; CPU: generator "
         f"{result['generator_cpu_s'] / result['seconds']:.2f} cores, server "
-        f"{cpu / (result['seconds'] + args.warmup):.2f} cores (incl. warm-up); "
+        f"{cpu / (result['seconds'] + args.warmup):.2f} cores (incl. warm-up); server "
+        f"threads ran {sched[0]:.1f} s and waited {sched[1]:.1f} s for a CPU; "
         f"load average {os.getloadavg()[0]:.1f}",
         flush=True,
     )
