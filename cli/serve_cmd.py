@@ -69,7 +69,7 @@ def serve_command(
 ) -> None:
     """Serve fair games, signed records and a leaderboard over HTTP (JSON API)."""
     from twenty48_replay.server.config import ServerConfig, key_path
-    from twenty48_replay.server.run import prepare, serve
+    from twenty48_replay.server.run import check_listen, prepare, serve
 
     config = ServerConfig(
         db=db,
@@ -80,6 +80,7 @@ def serve_command(
         analysis_plies=analysis_plies,
         analyze=analysis,
     )
+    check_listen(host, port)
     name, server_key = prepare(config)
     warn(
         f"twenty48 serve: database {name}, key {server_key.key_id} ({key_path(config)}), "

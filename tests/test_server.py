@@ -519,3 +519,24 @@ def test_a_lost_answer_is_retried_with_the_same_n(server: ServerProcess) -> None
     assert server_log_letters(server.db, game.id) == game.letters
     client.close()
     proxy.close()
+
+
+def test_serve_refuses_unusable_settings_in_one_line(server: ServerProcess, tmp_path: Path) -> None:
+    if "://" in server.db:
+        pytest.skip("SQLite only")
+    open_key = tmp_path / "open.pem"
+    open_key.write_text("x", encoding="utf-8")
+    open_key.chmod(0o644)
+    cases = [
+        ("--db", str(tmp_path / "none" / "x.sqlite3")),
+        ("--port", "0"),
+        ("--db", str(tmp_path / "k.sqlite3"), "--key", str(open_key)),
+        ("--db", str(tmp_path / "k.sqlite3"), "--port", str(server.port)),  # in use
+        ("--db", str(tmp_path / "k.sqlite3"), "--bot-match-rate", "2"),
+    ]
+    for args in cases:
+        result = run_cli("serve", *args, timeout=60)
+        assert result.returncode == 2, (args, result.stderr)
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1, (args, result.stderr)
+        assert lines[0].startswith("twenty48: error: ")

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+import socket
+from typing import ClassVar
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from twenty48_replay.errors import EXIT_UNUSABLE, Twenty48Error
 from twenty48_replay.server.config import ENV_VAR, ServerConfig, key_path
 from twenty48_replay.signing import ServerKey
 from twenty48_replay.store import Store, connection, fair_games
@@ -25,6 +28,28 @@ def prepare(config: ServerConfig) -> tuple[str, ServerKey]:
         except SQLAlchemyError as exc:
             raise connection.driver_error(exc, name) from None
     return name, ServerKey.load_or_create(key_path(config))
+
+
+class ListenError(Twenty48Error):
+    """The address cannot be listened on (in use, not ours, malformed): exit 2."""
+
+    exit_code: ClassVar[int] = EXIT_UNUSABLE
+
+
+def check_listen(host: str, port: int) -> None:
+    """Fail with one clear line now if uvicorn could not bind ``host:port``."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as exc:
+        raise ListenError(f"cannot listen on {host}:{port}: {exc}") from None
+    family, kind, proto, _name, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            raise ListenError(f"cannot listen on {host}:{port}: {reason.lower()}") from None
 
 
 def serve(
