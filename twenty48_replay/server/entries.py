@@ -139,8 +139,11 @@ def replayed_answer(entry: GameEntry, n: int) -> dict[str, Any]:
     before = replay_to(entry.state.seed, entry.letters[: n - 1])
     letter = entry.letters[n - 1]
     after, gained, spawn = before.play(Direction(letter))
-    finished = entry.finished and n == entry.moves
-    return move_answer(entry.fair_id, letter, after, gained, spawn, finished=finished)
+    facts = Facts.of(after)
+    # The first answer said "finished" only if this move ended the game (game over
+    # finishes it at once); a later /finish must not change the repeated answer.
+    finished = entry.finished and n == entry.moves and facts.over
+    return move_answer(entry.fair_id, letter, after, gained, spawn, finished=finished, facts=facts)
 
 
 def record_url(fair_id: int) -> str:

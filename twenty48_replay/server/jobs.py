@@ -120,10 +120,13 @@ class BatchView:
             raise BatchConflictError
 
     def get(self, fair_id: int, *, fresh: bool = False) -> GameEntry:
+        """The game as this batch sees it; ``fresh``: as the database has it now."""
         if not fresh:
             entry = self.changed.get(fair_id) or self.cache.get(fair_id)
             if entry is not None:
                 return entry
+        else:
+            self.flush()  # the database must hold this batch's own appends first
         entry = entries.load_entry(self.connection, fair_id)
         if entry is None:
             raise not_found(fair_id)
