@@ -199,11 +199,30 @@ async def single(host: str, port: int, count: int) -> dict[str, float]:
     }
 
 
+def family(pid: int) -> list[int]:
+    """A process and its descendants (uvicorn's workers with --workers N)."""
+    found = [pid]
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            children = (task / "children").read_text().split()
+        except OSError:
+            continue
+        for child in children:
+            found.extend(family(int(child)))
+    return found
+
+
 def server_cpu(pid: int) -> float:
-    """User + system CPU seconds of a process and its finished children."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    """User + system CPU seconds of a process, its live descendants and finished children."""
     ticks = os.sysconf("SC_CLK_TCK")
-    return sum(int(f) for f in fields[11:15]) / ticks
+    total = 0.0
+    for member in family(pid):
+        try:
+            fields = Path(f"/proc/{member}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += sum(int(f) for f in fields[11:15]) / ticks
+    return total
 
 
 def run_and_wait(pid: int) -> tuple[float, float]:
@@ -214,13 +233,14 @@ def run_and_wait(pid: int) -> tuple[float, float]:
     than about the server).
     """
     ran = waited = 0.0
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
-            fields = (task / "schedstat").read_text().split()
-        except OSError:
-            continue
-        ran += int(fields[0]) / 1e9
-        waited += int(fields[1]) / 1e9
+    for member in family(pid):
+        for task in Path(f"/proc/{member}/task").iterdir():
+            try:
+                fields = (task / "schedstat").read_text().split()
+            except OSError:
+                continue
+            ran += int(fields[0]) / 1e9
+            waited += int(fields[1]) / 1e9
     return ran, waited
 
 
