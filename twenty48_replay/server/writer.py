@@ -9,10 +9,19 @@ batch.  A move is therefore acknowledged only once it is durable, and the
 flush is shared by all the games that moved meanwhile.  Batches form by
 themselves: while one commit is flushing, the next requests queue up.
 
+Inside a batch the moves are not written one by one: their appends are
+collected and written as one multi-row compare-and-set UPDATE and one
+multi-row INSERT (:func:`fair_games.append_many`), because every database
+call releases the interpreter lock and the event loop thread keeps the
+writer waiting for it.  If any game had moved on (another process
+appended), the batch is rolled back and run again move by move, where each
+append checks its own row.
+
 Jobs are sorted by game id inside a batch so that several server processes
 on one PostgreSQL database lock rows in the same order (no deadlock).  If
 a batch's transaction fails, every job in it is retried alone, so one bad
-job cannot fail the others.
+job cannot fail the others.  An ambiguous failure (the connection lost
+during COMMIT) is safe to retry too: a move names its ``n``.
 """
 
 from __future__ import annotations
@@ -94,7 +103,14 @@ class GroupWriter:
                     stopping = True
                     break
                 batch.append(item)
-            self._write(batch)
+            try:
+                self._write(batch)
+            except Exception as exc:  # a bug: fail this batch's requests, keep the thread
+                log.error("writer failed: %s", type(exc).__name__)
+                for _job, future in batch:
+                    failed: list[_Outcome] = [(future, exc)]
+                    with contextlib.suppress(RuntimeError):
+                        future.get_loop().call_soon_threadsafe(_settle, failed)
 
     def _write(self, batch: list[_Item]) -> None:
         outcomes: list[_Outcome] = []
