@@ -20,6 +20,7 @@ from .output import fail
 from .play_cmd import play_command
 from .records_cmd import export_command, import_command
 from .replay_cmd import replay_command
+from .serve_cmd import serve_command
 from .solver_cmd import analyze_command, autoplay_command, hint_command
 from .verify_cmd import verify_command
 
@@ -64,6 +65,7 @@ app.command("autoplay")(autoplay_command)
 app.command("analyze")(analyze_command)
 app.command("check")(check_command)
 app.command("where")(where_command)
+app.command("serve")(serve_command)
 
 
 # Typer re-exports only BadParameter from the click it uses (vendored in newer

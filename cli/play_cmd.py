@@ -83,6 +83,22 @@ def play_command(
     player: Annotated[
         str | None, typer.Option("--player", help="Player name for a new game.")
     ] = None,
+    server: Annotated[
+        str | None,
+        typer.Option(
+            "--server",
+            help="Play a provably fair game on this score server (twenty48 serve URL).",
+            show_default=False,
+        ),
+    ] = None,
+    client_seed: Annotated[
+        str | None,
+        typer.Option(
+            "--client-seed",
+            help="Your half of a fair game's seed (default: random).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Play 2048 in the terminal; every move is saved before the next key is read."""
     player = checked_player(player) or default_player()
@@ -90,6 +106,9 @@ def play_command(
         # Checked before the database is opened; the letter count after spaces
         # are dropped is checked in scripted_play.
         raise typer.BadParameter(f"--moves: more than {MAX_MOVES:,} letters")
+    if server is not None:
+        play_on_server(server, db, moves, player, client_seed, game=game, new=new, seed=seed)
+        return
     with open_store(db) as store:
         session = choose_session(store, game=game, new=new, seed=seed, player=player)
         if moves is not None:
@@ -101,6 +120,39 @@ def play_command(
         from .tui.play_app import run_play_app
 
         run_play_app(store, session)
+
+
+def play_on_server(
+    url: str,
+    db: str | None,
+    moves: str | None,
+    player: str | None,
+    client_seed: str | None,
+    *,
+    game: int | None,
+    new: bool,
+    seed: str | None,
+) -> None:
+    """``--server``: a new fair game there (scripted with ``--moves``, else in the UI)."""
+    if game is not None or seed is not None:
+        raise typer.BadParameter("--server plays a new fair game: no --game or --seed")
+    if client_seed is not None:
+        from twenty48_replay.fair import validate_client_seed
+
+        try:
+            validate_client_seed(client_seed)
+        except RecordError as exc:
+            raise typer.BadParameter(f"--client-seed: {exc.reason}") from None
+    from .remote_play import remote_ui_play, scripted_remote_play
+
+    name = player or "anonymous"
+    if moves is not None:
+        scripted_remote_play(url, moves, player=name, db=db, client_seed=client_seed)
+        return
+    if not sys.stdin.isatty() or not sys.stdout.isatty():
+        fail("the game needs a terminal; use --moves LURD... to play without one")
+        raise typer.Exit(2)
+    remote_ui_play(url, player=name, db=db, client_seed=client_seed)
 
 
 def scripted_play(store: Store, session: GameSession, moves: str) -> None:

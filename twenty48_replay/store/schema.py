@@ -200,6 +200,13 @@ def expected_postgresql(metadata: MetaData) -> Schema:
             found["index", str(index.name)] = (
                 f"CREATE {unique}INDEX {index.name} ON {table.name} USING btree ({columns})"
             )
+        for column in table.columns:
+            if column.unique:  # PostgreSQL names an unnamed one-column UNIQUE <table>_<column>_key
+                name = f"{table.name}_{column.name}_key"
+                found["index", name] = (
+                    f"CREATE UNIQUE INDEX {name} ON {table.name} USING btree ({column.name})"
+                )
+                found["constraint", f"{table.name}.{name}"] = f"UNIQUE ({column.name})"
         for key in table.foreign_keys:
             local = key.parent.name
             found["constraint", f"{table.name}.{table.name}_{local}_fkey"] = (

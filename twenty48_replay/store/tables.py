@@ -162,3 +162,43 @@ log_digests = Table(
     Column("game_id", Integer, ForeignKey("games.id"), primary_key=True, autoincrement=False),
     Column("digest", String(64), nullable=False),
 )
+
+# Provably fair games played through ``twenty48 serve`` (see twenty48_replay.server).
+# The moves themselves live in ``moves``/``games`` like every other game; this
+# row holds what only a fair game has.  ``server_seed`` is secret until
+# ``finished_ms`` is set; the bearer token is kept only as its SHA-256.
+fair_games = Table(
+    "fair_games",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("player", String(200), nullable=False),
+    Column("token_hash", String(64), nullable=False),
+    Column("server_seed", String(64), nullable=False),
+    Column("commitment", String(64), nullable=False),
+    Column("key_id", String(200), nullable=False),
+    Column("client_seed", LosslessText(512), nullable=True),
+    Column("game_id", Integer, ForeignKey("games.id"), nullable=True, unique=True),
+    Column("created_ms", BigInteger, nullable=False),
+    Column("started_ms", BigInteger, nullable=True),
+    Column("finished_ms", BigInteger, nullable=True),
+    # The signed record, exactly as served by GET /api/games/{id}/record.
+    Column("record", Text, nullable=True),
+    # Bot signals, computed off the request path after the game finished:
+    # "pending" -> "running" -> "done" (or "failed").
+    Column("analysis", String(16), nullable=True),
+    Column("analysis_ms", BigInteger, nullable=True),
+    Column("engine_matches", Integer, nullable=True),
+    Column("engine_checked", Integer, nullable=True),
+    Column("median_interval_ms", Integer, nullable=True),
+    Index("fair_games_by_finished", "finished_ms"),
+    Index("fair_games_by_analysis", "analysis"),
+)
+
+# Self-seeded records submitted to a server (POST /api/records): stored as
+# ordinary games, listed apart from the fair leaderboard.
+submitted_records = Table(
+    "submitted_records",
+    metadata,
+    Column("game_id", Integer, ForeignKey("games.id"), primary_key=True, autoincrement=False),
+    Column("submitted_ms", BigInteger, nullable=False),
+)

@@ -2,7 +2,8 @@
 
 Called only after the whole schema was found to be exactly version 1, and
 inside the caller's write transaction: either every step lands or none.
-Version 2 adds ``log_digests`` (the SHA-256 of each game's move string,
+Version 2 adds the score server's ``fair_games`` and ``submitted_records``,
+and ``log_digests`` (the SHA-256 of each game's move string,
 computed here from the log), stores ``seed`` and ``player`` escaped (see
 :func:`~twenty48_replay.store.tables.escape_text`; only values holding
 U+0000 or U+0001 change) and, on PostgreSQL, widens both to ``TEXT``.
@@ -16,7 +17,14 @@ from itertools import groupby
 from sqlalchemy import text, update
 from sqlalchemy.engine import Connection
 
-from twenty48_replay.store.tables import SCHEMA_VERSION, escape_text, log_digests, meta
+from twenty48_replay.store.tables import (
+    SCHEMA_VERSION,
+    escape_text,
+    fair_games,
+    log_digests,
+    meta,
+    submitted_records,
+)
 
 
 def to_v2(connection: Connection) -> None:
@@ -26,6 +34,8 @@ def to_v2(connection: Connection) -> None:
             "ALTER TABLE games ALTER COLUMN seed TYPE TEXT, ALTER COLUMN player TYPE TEXT"
         )
     log_digests.create(connection)
+    fair_games.create(connection)  # the score server's tables (twenty48 serve)
+    submitted_records.create(connection)
     rows = connection.exec_driver_sql("SELECT id, seed, player FROM games").fetchall()
     for game_id, seed, player in rows:
         values = {

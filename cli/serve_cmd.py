@@ -1,0 +1,89 @@
+"""``twenty48 serve``: the score server for provably fair games (see twenty48_replay.server)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from .common import DbOption
+from .output import warn
+
+
+def serve_command(
+    db: DbOption = None,
+    host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="TCP port.")] = 8048,
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers",
+            min=1,
+            max=64,
+            help="Server processes (several need a PostgreSQL --db to scale).",
+        ),
+    ] = 1,
+    key: Annotated[
+        str | None,
+        typer.Option(
+            "--key",
+            help="Private key file (PEM, mode 0600), made if missing "
+            "(default: beside the database).",
+            show_default=False,
+        ),
+    ] = None,
+    bot_match_rate: Annotated[
+        float,
+        typer.Option(
+            "--bot-match-rate",
+            min=0.0,
+            max=1.0,
+            help="Mark a game as a suspected bot when this share of its moves equals the "
+            "solver's first choice.",
+        ),
+    ] = 0.9,
+    bot_interval_ms: Annotated[
+        int,
+        typer.Option(
+            "--bot-interval-ms",
+            min=0,
+            max=3_600_000,
+            help="... or when its median time between moves is below this (0: off).",
+        ),
+    ] = 100,
+    bot_min_moves: Annotated[
+        int,
+        typer.Option("--bot-min-moves", min=1, max=1_000_000, help="Judge only games this long."),
+    ] = 50,
+    analysis_plies: Annotated[
+        int,
+        typer.Option("--analysis-plies", min=1, max=4, help="Solver depth of the match rate."),
+    ] = 2,
+    analysis: Annotated[
+        bool,
+        typer.Option("--analysis/--no-analysis", help="Compute bot signals of finished games."),
+    ] = True,
+    access_log: Annotated[
+        bool, typer.Option("--access-log/--no-access-log", help="Log every request.")
+    ] = True,
+) -> None:
+    """Serve fair games, signed records and a leaderboard over HTTP (JSON API)."""
+    from twenty48_replay.server.config import ServerConfig, key_path
+    from twenty48_replay.server.run import check_listen, prepare, serve
+
+    config = ServerConfig(
+        db=db,
+        key=key,
+        bot_match_rate=bot_match_rate,
+        bot_interval_ms=bot_interval_ms,
+        bot_min_moves=bot_min_moves,
+        analysis_plies=analysis_plies,
+        analyze=analysis,
+    )
+    check_listen(host, port)
+    name, server_key = prepare(config)
+    warn(
+        f"twenty48 serve: database {name}, key {server_key.key_id} ({key_path(config)}), "
+        f"http://{host}:{port}/ (API description at /openapi.json)"
+    )
+    serve(config, host=host, port=port, workers=workers, access_log=access_log)

@@ -1,0 +1,131 @@
+"""A real ``twenty48 serve`` in a subprocess on a free local port, for the server tests."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+TWENTY48 = Path(sys.executable).with_name("twenty48")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class ServerProcess:
+    """``twenty48 serve`` on 127.0.0.1; its stdout and stderr go to ``log_path``."""
+
+    def __init__(self, db: str, folder: Path, *args: str, port: int | None = None) -> None:
+        self.db = db
+        self.folder = folder
+        self.args = args
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = folder / f"server-{self.port}.log"
+        self.process: subprocess.Popen[bytes] | None = None
+        self.logs: list[Path] = []
+
+    def start(self, timeout: float = 60) -> ServerProcess:
+        log = self.log_path.with_suffix(f".{len(self.logs)}.log")
+        self.logs.append(log)
+        command = [str(TWENTY48), "serve", "--db", self.db, "--port", str(self.port), *self.args]
+        with log.open("wb") as out:
+            self.process = subprocess.Popen(
+                command, stdout=out, stderr=subprocess.STDOUT, env={**os.environ}
+            )
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.process.poll() is not None:
+                raise AssertionError(f"server stopped: {log.read_text(errors='replace')}")
+            try:
+                with urllib.request.urlopen(self.url + "/openapi.json", timeout=2) as answer:
+                    if answer.status == 200:
+                        return self
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise AssertionError(f"server not ready: {log.read_text(errors='replace')}")
+            time.sleep(0.1)
+
+    def kill(self) -> None:
+        assert self.process is not None
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(timeout=30)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+    def log_text(self) -> str:
+        return "".join(path.read_text(errors="replace") for path in self.logs)
+
+    def __enter__(self) -> ServerProcess:
+        return self.start()
+
+    def __exit__(self, *_exc: Any) -> None:
+        self.stop()
+
+
+class DroppingProxy:
+    """A TCP proxy to a server that can lose the next answer after the server sent it.
+
+    With :attr:`drop_next` set, the next bytes coming back from the server are
+    thrown away and the client's connection is closed: the request was
+    handled (the move committed) but the client never hears of it.
+    """
+
+    def __init__(self, target_port: int) -> None:
+        import threading
+
+        self.target_port = target_port
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = int(self.listener.getsockname()[1])
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.drop_next = threading.Event()
+        self.dropped = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        import threading
+
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.target_port))
+            threading.Thread(target=self._pipe, args=(client, upstream, False), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(upstream, client, True), daemon=True).start()
+
+    def _pipe(self, source: socket.socket, sink: socket.socket, answers: bool) -> None:
+        try:
+            while data := source.recv(65536):
+                if answers and self.drop_next.is_set():
+                    self.drop_next.clear()
+                    self.dropped += 1
+                    break
+                sink.sendall(data)
+        except OSError:
+            pass
+        for sock in (source, sink):
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+            sock.close()
+
+    def close(self) -> None:
+        self.listener.close()

@@ -1,0 +1,551 @@
+"""The score server (issue 10): a real ``twenty48 serve`` subprocess, a real HTTP client,
+SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import EXAMPLES, run_cli
+from pg import fresh_database
+from server_harness import DroppingProxy, ServerProcess
+from sqlalchemy import create_engine, text
+
+from twenty48_replay.client import Client, MoveRefusedError, RemoteGame, ServerError
+from twenty48_replay.signing import TrustedKey
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield str(tmp_path / "server.sqlite3")
+    else:
+        yield from fresh_database()
+
+
+@pytest.fixture
+def server(db: str, tmp_path: Path) -> Iterator[ServerProcess]:
+    with ServerProcess(db, tmp_path, "--no-analysis") as running:
+        yield running
+
+
+def raw(
+    url: str,
+    method: str,
+    path: str,
+    body: bytes | None = None,
+    headers: dict[str, str] | None = None,
+) -> tuple[int, dict[str, str], bytes]:
+    """One request on a fresh connection; status, headers, body."""
+    host, port = url.removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=30)
+    try:
+        connection.request(method, path, body=body, headers=headers or {})
+        response = connection.getresponse()
+        return response.status, dict(response.getheaders()), response.read()
+    finally:
+        connection.close()
+
+
+def play_some(game: RemoteGame, count: int) -> None:
+    """Play up to ``count`` valid moves, cycling through the directions."""
+    order = "LDRU"
+    i = 0
+    while game.state.moves < count and not game.finished:
+        for k in range(4):
+            try:
+                game.play(order[(i + k) % 4])
+                break
+            except MoveRefusedError:
+                continue
+        i += 1
+
+
+def server_log_letters(db: str, fair_id: int) -> str:
+    engine = create_engine(db if "://" in db else f"sqlite:///{db}")
+    try:
+        with engine.connect() as connection:
+            game_id = connection.execute(
+                text("SELECT game_id FROM fair_games WHERE id = :i"), {"i": fair_id}
+            ).scalar_one()
+            rows = connection.execute(
+                text("SELECT seq, direction FROM moves WHERE game_id = :g ORDER BY seq"),
+                {"g": game_id},
+            ).all()
+    finally:
+        engine.dispose()
+    assert [seq for seq, _ in rows] == list(range(1, len(rows) + 1))
+    return "".join(letter for _, letter in rows)
+
+
+def test_fair_game_end_to_end(server: ServerProcess, tmp_path: Path) -> None:
+    client = Client(server.url)
+    game = RemoteGame(client, "ann")
+    assert len(game.commitment) == 64
+    play_some(game, 30)
+    record = game.finish()
+    key = TrustedKey.from_well_known(client.key())
+    assert game.check_record(record, key) == []
+    assert record["fair"]["commitment"] == game.commitment
+    assert record["moves"] == game.letters == server_log_letters(server.db, game.id)
+    # The game is an ordinary stored game too: export gives the signed record.
+    exported = run_cli("export", str(record["fair"]["game_id"]), "--db", server.db)
+    assert exported.returncode == 0, exported.stderr
+    stored = json.loads(exported.stdout)
+    assert stored["signature"] == record["signature"]
+    assert game.check_record(stored, key) == []
+    checked = run_cli("check", "--db", server.db)
+    assert checked.returncode == 0, checked.stderr
+    # Anyone can check it offline against the server's published key.
+    path = tmp_path / "fair.json"
+    path.write_text(json.dumps(record), encoding="utf-8")
+    trusted = run_cli("verify", "--json", "--trust", server.url, str(path))
+    assert trusted.returncode == 0, trusted.stdout + trusted.stderr
+    verdict = json.loads(trusted.stdout.splitlines()[0])
+    assert verdict["valid"] is True
+    assert verdict["fair"] == "fair"
+    # A changed byte fails.
+    tampered = dict(record, score=record["score"] + 4)
+    assert game.check_record(tampered, key) != []
+    board = client.leaderboard()["games"]
+    assert [(g["id"], g["player"], g["score"]) for g in board] == [
+        (game.id, "ann", record["score"])
+    ]
+    assert board[0]["record_url"] == f"/api/games/{game.id}/record"
+    client.close()
+
+
+def test_move_semantics(server: ServerProcess) -> None:
+    client = Client(server.url)
+    created = client.new_game("bob")
+    gid, token = created["id"], created["token"]
+    with pytest.raises(ServerError) as info:
+        client.move(gid, token, 1, "L")
+    assert info.value.status == 409  # not started
+    with pytest.raises(ServerError) as info:
+        client.record(gid)
+    assert info.value.status == 409
+    with pytest.raises(ServerError) as info:
+        client.start(gid, "wrong-token", "abc")
+    assert info.value.status == 403
+    opening = client.start(gid, token, "my seed ✓")
+    assert len(opening["board"]) == 4
+    assert opening["moves"] == 0
+    with pytest.raises(ServerError) as info:
+        client.start(gid, token, "again")
+    assert info.value.status == 409
+    # Find a move that changes the board and one that does not (if any).
+    answers = {}
+    refusals = []
+    for letter in "LRUD":
+        try:
+            answers[letter] = client.move(gid, token, 1, letter)
+            break
+        except ServerError as exc:
+            refusals.append(exc)
+    assert all(r.status == 422 and "does not change the board" in r.reason for r in refusals)
+    ((first, answer),) = answers.items()
+    assert answer["n"] == 1
+    assert answer["move"] == first
+    assert "spawn" in answer
+    # Retrying n=1 with the same move: the same answer, applied once.
+    assert client.move(gid, token, 1, first) == answer
+    other = next(letter for letter in "LRUD" if letter != first)
+    with pytest.raises(ServerError) as info:
+        client.move(gid, token, 1, other)
+    assert info.value.status == 409
+    with pytest.raises(ServerError) as info:
+        client.move(gid, token, 3, first)
+    assert info.value.status == 409
+    # Wrong or missing token: 403 / 401, nothing changes.
+    with pytest.raises(ServerError) as info:
+        client.move(gid, token[:-1] + ("A" if token[-1] != "A" else "B"), 2, "L")
+    assert info.value.status == 403
+    status, _headers, body = raw(
+        server.url, "POST", f"/api/games/{gid}/moves", b'{"move": "L", "n": 2}'
+    )
+    assert status == 401
+    assert json.loads(body)["error"]
+    assert client.game(gid)["moves"] == 1
+    assert server_log_letters(server.db, gid) == first
+    with pytest.raises(ServerError) as info:
+        client.move(999999, token, 1, "L")
+    assert info.value.status == 404
+    finished = client.finish(gid, token)
+    assert len(finished["server_seed"]) == 64
+    assert client.finish(gid, token)["server_seed"] == finished["server_seed"]
+    with pytest.raises(ServerError) as info:
+        client.move(gid, token, 2, "L")
+    assert info.value.status == 409
+    # The retry of a move from before the finish still gets its answer.
+    assert client.move(gid, token, 1, first)["board"] == answer["board"]
+    client.close()
+
+
+BAD_REQUESTS: list[tuple[str, str, bytes | None, dict[str, str]]] = [
+    ("POST", "/api/games", b"not json", {}),
+    ("POST", "/api/games", b"", {}),
+    ("POST", "/api/games", b"[1, 2]", {}),
+    ("POST", "/api/games", b'{"player": 5}', {}),
+    ("POST", "/api/games", b'{"player": ""}', {}),
+    ("POST", "/api/games", b'{"player": "a\\u0000b"}', {}),
+    ("POST", "/api/games", b'{"player": "' + b"x" * 500 + b'"}', {}),
+    ("POST", "/api/games", b'{"player": NaN}', {}),
+    ("POST", "/api/games", b"\xff\xfe", {}),
+    ("POST", "/api/games", b"[" * 100_000, {}),
+    ("POST", "/api/games", b'{"player": "x", "pad": "' + b"y" * 70_000 + b'"}', {}),
+    ("GET", "/api/games", None, {}),
+    ("POST", "/api/games/abc/moves", b'{"move": "L", "n": 1}', {"Authorization": "Bearer x"}),
+    ("POST", "/api/games/-1/moves", b'{"move": "L", "n": 1}', {"Authorization": "Bearer x"}),
+    ("POST", "/api/games/99999999999999999999999/start", b"{}", {"Authorization": "Bearer x"}),
+    ("POST", "/api/games/1/moves", b'{"move": "L", "n": 1}', {"Authorization": "Basic x"}),
+    ("POST", "/api/games/1/moves", b'{"move": "X", "n": 1}', {"Authorization": "Bearer x"}),
+    ("POST", "/api/games/1/moves", b'{"move": "L", "n": "1"}', {"Authorization": "Bearer x"}),
+    ("POST", "/api/games/1/moves", b'{"move": "L", "n": true}', {"Authorization": "Bearer x"}),
+    ("POST", "/api/games/1/moves", b'{"move": "L", "n": 0}', {"Authorization": "Bearer x"}),
+    ("POST", "/api/games/1/moves", b'{"move": "L", "n": 1e400}', {"Authorization": "Bearer x"}),
+    ("POST", "/api/games/1/moves", b'{"move": "L"}', {"Authorization": "Bearer x"}),
+    ("POST", "/api/games/1/moves", b'{"move": "L", "n": 1}', {"Authorization": "Bearer é"}),
+    ("POST", "/api/games/1/start", b'{"client_seed": ""}', {"Authorization": "Bearer x"}),
+    ("POST", "/api/games/1/start", b'{"client_seed": 7}', {"Authorization": "Bearer x"}),
+    ("POST", "/api/games/1/finish", None, {}),
+    ("GET", "/api/games/1/record", None, {}),
+    ("GET", "/api/games/0", None, {}),
+    ("GET", "/api/leaderboard?limit=0", None, {}),
+    ("GET", "/api/leaderboard?limit=abc", None, {}),
+    ("GET", "/api/leaderboard?limit=100000", None, {}),
+    ("POST", "/api/records", b"{}", {}),
+    ("POST", "/api/records", b"nope", {}),
+    ("POST", "/api/records", b'{"format": "twenty48-record"}', {}),
+    ("DELETE", "/api/games/1", None, {}),
+    ("GET", "/nowhere", None, {}),
+]
+
+
+def test_bad_requests_get_a_json_4xx(server: ServerProcess) -> None:
+    client = Client(server.url)
+    created = client.new_game("carol")
+    client.start(created["id"], created["token"], "seed")
+    for method, path, body, headers in BAD_REQUESTS:
+        status, _headers, answer = raw(server.url, method, path, body, headers)
+        assert 400 <= status < 500, (method, path, body and body[:40], status, answer[:200])
+        assert isinstance(json.loads(answer)["error"], str), (path, answer[:200])
+    # Broken HTTP framing never reaches the application: uvicorn answers a plain 400.
+    status, _headers, answer = raw(server.url, "POST", "/api/games", b"{}", {"Content-Length": "x"})
+    assert status == 400
+    # Nothing above changed the game, and the server still answers.
+    assert client.game(created["id"])["moves"] == 0
+    log = server.log_text()
+    assert '" 500 ' not in log  # the access log's status field
+    assert "internal error" not in log
+    client.close()
+
+
+def test_self_seeded_records_are_listed_apart(server: ServerProcess) -> None:
+    client = Client(server.url)
+    valid = (EXAMPLES / "valid.json").read_bytes()
+    status, _h, body = raw(server.url, "POST", "/api/records", valid)
+    assert status == 201, body
+    stored = json.loads(body)
+    assert stored["self_seeded"] is True
+    assert stored["duplicate"] is False
+    status, _h, body = raw(server.url, "POST", "/api/records", valid)
+    assert status == 201
+    assert json.loads(body)["duplicate"] is True
+    status, _h, body = raw(
+        server.url, "POST", "/api/records", (EXAMPLES / "tampered-score.json").read_bytes()
+    )
+    assert status == 422
+    assert "score" in json.loads(body)["error"]
+    listed = client.request("GET", "/api/records")["records"]
+    assert [r["id"] for r in listed] == [stored["id"]]
+    assert client.leaderboard()["games"] == []
+    # A fair record cannot be submitted as self-seeded.
+    game = RemoteGame(client, "dan")
+    play_some(game, 5)
+    fair_record = game.finish()
+    status, _h, body = raw(server.url, "POST", "/api/records", json.dumps(fair_record).encode())
+    assert status == 422
+    client.close()
+
+
+def test_leaderboard_one_per_player_and_tie_breaks(db: str, tmp_path: Path) -> None:
+    """Ties are made in the database directly (random server seeds cannot be steered)."""
+    from twenty48_replay.board import Board
+    from twenty48_replay.game import GameState
+    from twenty48_replay.store import Store, recorder, repository
+    from twenty48_replay.store import fair_games as fair_store
+
+    rows = [  # player, score, moves, finished_ms
+        ("a", 100, 50, 3000),
+        ("a", 300, 90, 4000),  # a's best
+        ("b", 300, 80, 5000),  # ties a's score with fewer moves: above a
+        ("c", 300, 80, 4500),  # ties b's score and moves, ended earlier: above b
+        ("d", 50, 10, 1000),
+    ]
+    store = Store(db)
+    with store.transaction() as connection:
+        for i, (player, score, moves, ended) in enumerate(rows, 1):
+            state = GameState(
+                f"seed{i}", Board.from_rows([[2, 0, 0, 0]] + [[0] * 4] * 3), score, moves
+            )
+            fair_id = fair_store.create(
+                connection,
+                player=player,
+                token_hash="0" * 64,
+                server_seed="1" * 64,
+                commitment="2" * 64,
+                key_id="3" * 16,
+                now_ms=0,
+            )
+            game_id = recorder.create_game(
+                connection, state, player=player, now_ms=0, digest=repository.log_digest("")
+            )
+            connection.execute(
+                text(
+                    "UPDATE fair_games SET game_id = :g, client_seed = 'x', finished_ms = :f "
+                    "WHERE id = :i"
+                ),
+                {"g": game_id, "f": ended, "i": fair_id},
+            )
+    store.close()
+    with ServerProcess(db, tmp_path, "--no-analysis") as running:
+        board = Client(running.url).leaderboard(limit=3)["games"]
+    assert [(g["player"], g["score"], g["moves"]) for g in board] == [
+        ("c", 300, 80),
+        ("b", 300, 80),
+        ("a", 300, 90),
+    ]
+
+
+def test_server_seed_never_leaks_before_finish(db: str, tmp_path: Path) -> None:
+    seen: list[tuple[float, str]] = []  # (time, everything a response carried)
+
+    with ServerProcess(db, tmp_path, "--no-analysis") as running:
+
+        def call(method: str, path: str, body: Any = None, token: str | None = None) -> Any:
+            headers = {"Authorization": f"Bearer {token}"} if token else {}
+            payload = None if body is None else json.dumps(body).encode()
+            _status, answer_headers, answer = raw(running.url, method, path, payload, headers)
+            seen.append((time.monotonic(), json.dumps(answer_headers) + answer.decode()))
+            return json.loads(answer)
+
+        open_game = call("POST", "/api/games", {"player": "eve"})
+        done_game = call("POST", "/api/games", {"player": "eve"})
+        for game in (open_game, done_game):
+            call("POST", f"/api/games/{game['id']}/start", {"client_seed": "c"}, game["token"])
+            n = 1
+            for letter in "LURD" * 5:
+                answer = call(
+                    "POST",
+                    f"/api/games/{game['id']}/moves",
+                    {"move": letter, "n": n},
+                    game["token"],
+                )
+                if "error" not in answer:
+                    n += 1
+            call("GET", f"/api/games/{game['id']}")
+            call("GET", f"/api/games/{game['id']}/record")
+            call("GET", "/api/leaderboard")
+        finish_time = time.monotonic()
+        call("POST", f"/api/games/{done_game['id']}/finish", None, done_game["token"])
+        call("GET", f"/api/games/{done_game['id']}/record")
+        call("GET", f"/api/games/{open_game['id']}")
+        log = running.log_text()
+    engine = create_engine(db if "://" in db else f"sqlite:///{db}")
+    with engine.connect() as connection:
+        secrets = {
+            row.id: (row.server_seed, row.seed)
+            for row in connection.execute(
+                text(
+                    "SELECT f.id, f.server_seed, g.seed FROM fair_games f "
+                    "JOIN games g ON g.id = f.game_id"
+                )
+            )
+        }
+    engine.dispose()
+    open_secrets = secrets[open_game["id"]]
+    done_secrets = secrets[done_game["id"]]
+    for when, content in seen:
+        for secret in open_secrets:
+            assert secret not in content
+        if when < finish_time:
+            for secret in done_secrets:
+                assert secret not in content
+    assert any(done_secrets[0] in content for _, content in seen)  # revealed at the end
+    for secret in (*open_secrets, *done_secrets):
+        assert secret not in log
+    assert "POST /api/games" in log  # the log was on and captured
+
+
+def test_well_known_key_and_openapi(server: ServerProcess, db: str, tmp_path: Path) -> None:
+    client = Client(server.url)
+    key = client.key()
+    assert key["algorithm"].lower() == "ed25519"
+    assert len(key["key_id"]) == 16
+    document = client.request("GET", "/openapi.json")
+    assert {
+        "/api/games",
+        "/api/games/{id}/moves",
+        "/api/leaderboard",
+        "/api/records",
+        "/.well-known/twenty48-key",
+    } <= set(document["paths"])
+    if "://" not in db:
+        key_file = Path(db + ".server-key.pem")
+        assert key_file.stat().st_mode & 0o777 == 0o600
+    client.close()
+
+
+def test_bot_signals_on_the_leaderboard(db: str, tmp_path: Path) -> None:
+    args = ("--bot-match-rate", "0.0", "--bot-min-moves", "1")
+    with ServerProcess(db, tmp_path, *args) as running:
+        client = Client(running.url)
+        game = RemoteGame(client, "bot")
+        play_some(game, 12)
+        game.finish()
+        deadline = time.monotonic() + 120
+        while True:
+            entry = client.leaderboard()["games"][0]
+            if entry["engine_match_rate"] is not None or time.monotonic() > deadline:
+                break
+            time.sleep(0.3)
+        client.close()
+    assert 0.0 <= entry["engine_match_rate"] <= 1.0
+    assert isinstance(entry["median_move_interval_ms"], int)
+    assert entry["suspected_bot"] is True
+
+
+def test_play_server_scripted(server: ServerProcess, tmp_path: Path) -> None:
+    local = str(tmp_path / "local.sqlite3")
+    result = run_cli(
+        "play", "--server", server.url, "--moves", "LRLRLRLR" * 3, "--db", local, "--player", "fay"
+    )
+    assert result.returncode in (0, 1), result.stderr
+    assert result.stdout.startswith("game ")
+    fair_id = int(result.stdout.split()[1])
+    record = Client(server.url).record(fair_id)
+    exported = run_cli("export", "1", "--db", local)
+    assert json.loads(exported.stdout)["signature"] == record["signature"]
+    # A refused letter is exit 1 with the reason.
+    refused = run_cli(
+        "play", "--server", server.url, "--moves", "UDUDUDUDUDUDUDUDUDUDUDUDUDUD", "--db", local
+    )
+    if refused.returncode == 1:
+        assert "refused" in refused.stderr
+    bad = run_cli("play", "--server", "http://127.0.0.1:1", "--moves", "L", "--db", local)
+    assert bad.returncode != 0
+    assert "Traceback" not in bad.stderr
+
+
+def test_sqlite_database_is_readable_by_plain_sqlite(server: ServerProcess) -> None:
+    if "://" in server.db:
+        pytest.skip("SQLite only")
+    game = RemoteGame(Client(server.url), "gus")
+    play_some(game, 3)
+    connection = sqlite3.connect(server.db)
+    assert connection.execute("SELECT count(*) FROM fair_games").fetchone()[0] == 1
+    connection.close()
+
+
+def test_dropped_connection_retry_does_not_double(server: ServerProcess) -> None:
+    """A move whose answer is lost is sent again with the same n: applied once."""
+    client = Client(server.url)
+    game = RemoteGame(client, "hal")
+    play_some(game, 5)
+    n = game.state.moves + 1
+    results: list[Any] = []
+
+    def send(letter: str) -> None:
+        try:
+            results.append(Client(server.url).move(game.id, game.token, n, letter))
+        except ServerError as exc:
+            results.append(exc.status)
+
+    for letter in "LDRU":
+        threads = [threading.Thread(target=send, args=(letter,)) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        if all(isinstance(r, dict) for r in results):
+            break
+        assert all(r == 422 for r in results), results
+        results.clear()
+    assert len({json.dumps(r, sort_keys=True) for r in results}) == 1
+    letters = server_log_letters(server.db, game.id)
+    assert len(letters) == n
+    assert letters[:-1] == game.letters
+
+
+def test_a_version_1_database_is_upgraded_and_served(tmp_path: Path) -> None:
+    """A database of schema version 1 (before the server's tables) is upgraded and served."""
+    from twenty48_replay.store.dialects import install_triggers
+    from twenty48_replay.store.legacy import metadata_v1
+
+    db = tmp_path / "old.sqlite3"
+    engine = create_engine(f"sqlite:///{db}")
+    with engine.begin() as connection:
+        metadata_v1.create_all(connection)
+        install_triggers(connection)
+        connection.exec_driver_sql(
+            "INSERT INTO twenty48_meta (key, value) VALUES "
+            "('application', 'twenty48-replay'), ('schema_version', '1')"
+        )
+    engine.dispose()
+    with ServerProcess(str(db), tmp_path, "--no-analysis") as running:
+        game = RemoteGame(Client(running.url), "old")
+        play_some(game, 2)
+    checked = run_cli("check", "--db", str(db))
+    assert checked.returncode == 0, checked.stderr
+    version = sqlite3.connect(db).execute(
+        "SELECT value FROM twenty48_meta WHERE key = 'schema_version'"
+    )
+    assert version.fetchall() == [("2",)]
+
+
+def test_a_lost_answer_is_retried_with_the_same_n(server: ServerProcess) -> None:
+    """The server commits a move, the answer is lost on the way: the client sends the
+    same n again on a new connection and gets the same answer; the move is stored once."""
+    proxy = DroppingProxy(server.port)
+    client = Client(proxy.url)
+    game = RemoteGame(client, "joe")
+    play_some(game, 3)
+    for _ in range(3):
+        before = game.state.moves
+        proxy.drop_next.set()
+        play_some(game, before + 1)
+        assert game.state.moves == before + 1
+    assert proxy.dropped == 3
+    assert client.retried >= 3
+    assert server_log_letters(server.db, game.id) == game.letters
+    client.close()
+    proxy.close()
+
+
+def test_serve_refuses_unusable_settings_in_one_line(server: ServerProcess, tmp_path: Path) -> None:
+    if "://" in server.db:
+        pytest.skip("SQLite only")
+    open_key = tmp_path / "open.pem"
+    open_key.write_text("x", encoding="utf-8")
+    open_key.chmod(0o644)
+    cases = [
+        ("--db", str(tmp_path / "none" / "x.sqlite3")),
+        ("--port", "0"),
+        ("--db", str(tmp_path / "k.sqlite3"), "--key", str(open_key)),
+        ("--db", str(tmp_path / "k.sqlite3"), "--port", str(server.port)),  # in use
+        ("--db", str(tmp_path / "k.sqlite3"), "--bot-match-rate", "2"),
+    ]
+    for args in cases:
+        result = run_cli("serve", *args, timeout=60)
+        assert result.returncode == 2, (args, result.stderr)
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1, (args, result.stderr)
+        assert lines[0].startswith("twenty48: error: ")

@@ -1,0 +1,316 @@
+"""The Starlette application: routes, answers and the error boundary.
+
+Writes (new game, start, move, finish, submitted record) go to the
+:class:`GroupWriter`, which answers only after their transaction has
+committed; reads run in the thread pool on their own connections.  Every
+refusal is a 4xx with ``{"error": reason}``; anything else that escapes is
+a bug, logged (type and code lines only, never values, so no secret can
+reach the log) and answered with a JSON 500.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import sys
+import traceback
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from twenty48_replay import fair
+from twenty48_replay.errors import RecordError
+from twenty48_replay.record import MAX_INPUT_BYTES, Record
+from twenty48_replay.replay import verify
+from twenty48_replay.server import entries, jobs, parsing
+from twenty48_replay.server.api_errors import ApiError, not_found
+from twenty48_replay.server.bots import Analyzer, suspected_bot
+from twenty48_replay.server.config import ServerConfig, key_path
+from twenty48_replay.server.fastpath import MovesFastPath
+from twenty48_replay.server.openapi import openapi_document
+from twenty48_replay.server.writer import GroupWriter
+from twenty48_replay.signing import ServerKey
+from twenty48_replay.store import Store, iso_ms
+from twenty48_replay.store import fair_games as fair_store
+
+log = logging.getLogger("twenty48.server")
+
+#: Seconds between the interpreter's forced thread switches in a server process.
+SWITCH_INTERVAL = 0.0005
+
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+class JSON(JSONResponse):
+    """Compact UTF-8 JSON."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def error_response(status: int, reason: str) -> Response:
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    return JSON({"error": reason}, status_code=status, headers=headers)
+
+
+class Server:
+    """The running server's parts: store, key, writer and analyzer."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        self.config = config
+        self.store = Store(config.db)
+        try:
+            self.key = ServerKey.load_or_create(key_path(config))
+        except BaseException:
+            self.store.close()
+            raise
+        self.writer = GroupWriter(self.store, self.key)
+        self.analyzer = Analyzer(self.store, config) if config.analyze else None
+
+    def start(self) -> None:
+        # The writer thread releases the interpreter lock for every database call
+        # (sqlite3 and psycopg do) and must then wait for the event loop thread to
+        # hand it back, which a busy loop does only every switch interval (5 ms by
+        # default): several waits per commit.  Measured under the benchmark's closed
+        # loop: 0.5 ms took the same machine from ~2,050 to ~2,500-2,900 moves/s.
+        sys.setswitchinterval(SWITCH_INTERVAL)
+        self.writer.start()
+        if self.analyzer is not None:
+            self.analyzer.start()
+
+    def stop(self) -> None:
+        if self.analyzer is not None:
+            self.analyzer.stop()
+        self.writer.stop()
+        self.store.close()
+
+
+def create_app(config: ServerConfig | None = None) -> MovesFastPath:
+    """The ASGI application for ``config`` (from the environment when None: uvicorn workers)."""
+    config = config or ServerConfig.from_env()
+    holder: dict[str, Server] = {}
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        server = Server(config)
+        server.start()
+        holder["server"] = server
+        try:
+            yield
+        finally:
+            server.stop()
+
+    def api(handler: Callable[[Request, Server], Awaitable[Response]]) -> Handler:
+        async def endpoint(request: Request) -> Response:
+            try:
+                return await handler(request, holder["server"])
+            except ApiError as refusal:
+                return error_response(refusal.status, refusal.reason)
+            except Exception as exc:  # a bug: answered here, so nothing re-raises it to uvicorn
+                return await server_error(request, exc)
+
+        return endpoint
+
+    routes = [
+        Route("/", api(index), methods=["GET"]),
+        Route("/openapi.json", api(openapi), methods=["GET"]),
+        Route("/.well-known/twenty48-key", api(well_known), methods=["GET"]),
+        Route("/api/games", api(create_game), methods=["POST"]),
+        Route("/api/games/{id}", api(show_game), methods=["GET"]),
+        Route("/api/games/{id}/start", api(start_game), methods=["POST"]),
+        Route("/api/games/{id}/moves", api(play_move), methods=["POST"]),
+        Route("/api/games/{id}/finish", api(finish_game), methods=["POST"]),
+        Route("/api/games/{id}/record", api(game_record), methods=["GET"]),
+        Route("/api/leaderboard", api(leaderboard), methods=["GET"]),
+        Route("/api/records", api(submit_record), methods=["POST"]),
+        Route("/api/records", api(list_records), methods=["GET"]),
+    ]
+    starlette = Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        exception_handlers={HTTPException: http_error, Exception: server_error},
+    )
+    return MovesFastPath(starlette, lambda: holder["server"].writer)
+
+
+async def http_error(_request: Request, exc: Exception) -> Response:
+    """Starlette's own refusals (unknown path, wrong method) as JSON."""
+    assert isinstance(exc, HTTPException)
+    return error_response(exc.status_code, str(exc.detail))
+
+
+async def server_error(request: Request, exc: Exception) -> Response:
+    """A bug: log where it happened without any value, answer a JSON 500."""
+    frames = "".join(traceback.format_tb(exc.__traceback__))
+    log.error(
+        "internal error %s on %s %s\n%s",
+        type(exc).__name__,
+        request.method,
+        request.url.path,
+        frames,
+    )
+    return error_response(500, "internal server error")
+
+
+# ------------------------------------------------------------------ handlers
+
+
+async def index(_request: Request, _server: Server) -> Response:
+    return JSON({"name": "twenty48-replay score server", "openapi": "/openapi.json"})
+
+
+async def openapi(_request: Request, _server: Server) -> Response:
+    return JSON(openapi_document())
+
+
+async def well_known(_request: Request, server: Server) -> Response:
+    return JSON(server.key.well_known())
+
+
+async def create_game(request: Request, server: Server) -> Response:
+    body = await parsing.json_object(request)
+    player = parsing.player_name(body)
+    answer = await server.writer.run(jobs.CreateGame(player))
+    return JSON(answer, status_code=201)
+
+
+async def start_game(request: Request, server: Server) -> Response:
+    fair_id = parsing.game_id(request)
+    token = parsing.bearer_token(request)
+    body = await parsing.json_object(request)
+    raw = parsing.string_field(body, "client_seed")
+    try:
+        client_seed = fair.validate_client_seed(raw)
+    except RecordError as exc:
+        raise ApiError(422, str(exc)) from None
+    return JSON(await server.writer.run(jobs.StartGame(fair_id, token, client_seed)))
+
+
+async def play_move(request: Request, server: Server) -> Response:
+    fair_id = parsing.game_id(request)
+    token = parsing.bearer_token(request)
+    body = await parsing.json_object(request)
+    letter = parsing.string_field(body, "move")
+    if letter not in ("U", "D", "L", "R"):
+        raise ApiError(400, "field 'move' must be one of U, D, L, R")
+    n = parsing.int_field(body, "n", 1, 1_000_000)
+    return JSON(await server.writer.run(jobs.PlayMove(fair_id, token, n, letter)))
+
+
+async def finish_game(request: Request, server: Server) -> Response:
+    fair_id = parsing.game_id(request)
+    token = parsing.bearer_token(request)
+    await parsing.read_body(request, parsing.MAX_BODY)  # may be empty; bounded anyway
+    return JSON(await server.writer.run(jobs.FinishGame(fair_id, token)))
+
+
+async def show_game(request: Request, server: Server) -> Response:
+    fair_id = parsing.game_id(request)
+
+    def read() -> entries.GameEntry | None:
+        with server.store.reading() as connection:
+            return entries.load_entry(connection, fair_id)
+
+    entry = await run_in_threadpool(read)
+    if entry is None:
+        raise not_found(fair_id)
+    return JSON(entries.public_view(entry))
+
+
+async def game_record(request: Request, server: Server) -> Response:
+    fair_id = parsing.game_id(request)
+
+    def read() -> fair_store.FairRow | None:
+        with server.store.reading() as connection:
+            return fair_store.load(connection, fair_id)
+
+    row = await run_in_threadpool(read)
+    if row is None:
+        raise not_found(fair_id)
+    if row.finished_ms is None or row.record is None:
+        raise ApiError(409, "the game is not finished; its record is signed when it ends")
+    return Response(row.record, media_type="application/json")
+
+
+async def leaderboard(request: Request, server: Server) -> Response:
+    limit = parsing.limit_param(request, default=10, high=1000)
+
+    def read() -> list[fair_store.BoardEntry]:
+        with server.store.reading() as connection:
+            return fair_store.leaderboard(connection, limit)
+
+    rows = await run_in_threadpool(read)
+    config = server.config
+    games = []
+    for rank, row in enumerate(rows, 1):
+        rate = (
+            None
+            if row.engine_matches is None or not row.engine_checked
+            else round(row.engine_matches / row.engine_checked, 4)
+        )
+        games.append(
+            {
+                "rank": rank,
+                "id": row.fair_id,
+                "player": row.player,
+                "score": row.score,
+                "moves": row.moves,
+                "max_tile": row.max_tile,
+                "ended": iso_ms(row.finished_ms),
+                "record_url": entries.record_url(row.fair_id),
+                "engine_match_rate": rate,
+                "median_move_interval_ms": row.median_interval_ms,
+                "suspected_bot": suspected_bot(
+                    config, row.engine_matches, row.engine_checked, row.median_interval_ms
+                ),
+            }
+        )
+    thresholds = {
+        "match_rate": config.bot_match_rate,
+        "interval_ms": config.bot_interval_ms,
+        "min_moves": config.bot_min_moves,
+        "analysis_plies": config.analysis_plies,
+    }
+    return JSON({"games": games, "bot_thresholds": thresholds})
+
+
+async def submit_record(request: Request, server: Server) -> Response:
+    body = await parsing.read_body(request, MAX_INPUT_BYTES)
+    try:
+        record = Record.from_json(body)
+    except RecordError as exc:
+        raise ApiError(400, f"unreadable record: {exc}") from None
+    if "fair" in record.extra or "signature" in record.extra:
+        raise ApiError(422, "only self-seeded records can be submitted; fair games are played live")
+    result = await run_in_threadpool(verify, record)
+    if not result.valid:
+        raise ApiError(422, "invalid record: " + "; ".join(result.reasons))
+    job = jobs.SubmitRecord(record, result.board, result.score)
+    return JSON(await server.writer.run(job), status_code=201)
+
+
+async def list_records(request: Request, server: Server) -> Response:
+    limit = parsing.limit_param(request, default=10, high=1000)
+
+    def read() -> list[dict[str, Any]]:
+        with server.store.reading() as connection:
+            return [
+                {
+                    "id": info.id,
+                    "player": info.player,
+                    "score": info.score,
+                    "moves": info.move_count,
+                    "max_tile": info.max_tile,
+                    "seed": info.seed,
+                }
+                for info in fair_store.submitted(connection, limit)
+            ]
+
+    return JSON({"self_seeded": True, "records": await run_in_threadpool(read)})

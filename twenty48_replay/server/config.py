@@ -1,0 +1,61 @@
+"""The server's settings, passed to every worker process as one JSON environment variable."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Final
+
+import attrs
+
+from twenty48_replay.store import connection as conn
+
+#: Environment variable that carries the settings to uvicorn's worker processes.
+ENV_VAR: Final = "TWENTY48_SERVE_CONFIG"
+KEY_SUFFIX: Final = ".server-key.pem"
+
+
+@attrs.frozen
+class ServerConfig:
+    """What ``twenty48 serve`` was asked for.
+
+    Bots: a finished game is marked as a suspected bot when at least
+    ``bot_min_moves`` moves were analysed and its engine-match rate is at
+    least ``bot_match_rate`` or its median time between moves is below
+    ``bot_interval_ms`` (0 turns that test off).  ``analysis_plies`` is the
+    solver's fixed depth for the match rate; ``analyze`` False turns the
+    background analysis off.
+    """
+
+    db: str | None = None
+    key: str | None = None
+    bot_match_rate: float = 0.9
+    bot_interval_ms: int = 100
+    bot_min_moves: int = 50
+    analysis_plies: int = 2
+    analyze: bool = True
+
+    def to_env(self) -> str:
+        return json.dumps(attrs.asdict(self))
+
+    @classmethod
+    def from_env(cls) -> ServerConfig:
+        raw = os.environ.get(ENV_VAR)
+        if not raw:
+            return cls()
+        data: dict[str, Any] = json.loads(raw)
+        return cls(**data)
+
+
+def key_path(config: ServerConfig) -> Path:
+    """The server's private key: ``--key``, else beside the SQLite file, else the data folder."""
+    if config.key is not None:
+        return Path(config.key).expanduser()
+    url = conn.resolve_url(config.db)
+    if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
+        database = Path(url.removeprefix("sqlite:///"))
+        return database.with_name(database.name + KEY_SUFFIX)
+    folder = conn.default_path().parent
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / ("twenty48-server" + KEY_SUFFIX)

@@ -1,0 +1,224 @@
+"""The API described as OpenAPI 3.1, served at ``/openapi.json`` (written by hand, kept short)."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from twenty48_replay import __version__
+
+_ERROR = {"$ref": "#/components/schemas/Error"}
+_BOARD = {
+    "type": "array",
+    "items": {"type": "array", "items": {"type": "integer"}, "minItems": 4, "maxItems": 4},
+    "minItems": 4,
+    "maxItems": 4,
+}
+
+
+def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def _errors(*codes: int) -> dict[str, Any]:
+    reasons = {
+        400: "malformed request (not JSON, wrong types, out of range)",
+        401: "missing or malformed bearer token",
+        403: "wrong token for this game",
+        404: "no such game",
+        409: "does not fit the game's state (already started, n already used by another "
+        "move, not started, finished, not finished)",
+        413: "body too large",
+        422: "refused by the rules (a move that changes nothing, an invalid record)",
+        503: "the database could not take the write; nothing was stored, retry",
+    }
+    return {str(code): _json(_ERROR, reasons[code]) for code in codes}
+
+
+def _body(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {
+        "required": True,
+        "content": {
+            "application/json": {
+                "schema": {"type": "object", "properties": properties, "required": required}
+            }
+        },
+    }
+
+
+_ID = [{"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}}]
+_AUTH: list[dict[str, list[str]]] = [{"bearer": []}]
+_LIMIT = [
+    {
+        "name": "limit",
+        "in": "query",
+        "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 10},
+    }
+]
+_STATE = {
+    "type": "object",
+    "properties": {
+        "board": _BOARD,
+        "score": {"type": "integer"},
+        "moves": {"type": "integer"},
+        "max_tile": {"type": "integer"},
+        "won": {"type": "boolean"},
+        "over": {"type": "boolean"},
+    },
+}
+
+
+@cache
+def openapi_document() -> dict[str, Any]:
+    """The OpenAPI document of the server."""
+    paths: dict[str, Any] = {
+        "/api/games": {
+            "post": {
+                "summary": "New fair game: the server seed is drawn and committed",
+                "requestBody": _body({"player": {"type": "string", "maxLength": 64}}, ["player"]),
+                "responses": {
+                    "201": _json(
+                        {
+                            "type": "object",
+                            "properties": {
+                                "id": {"type": "integer"},
+                                "token": {"type": "string"},
+                                "commitment": {"type": "string"},
+                            },
+                        },
+                        "the game id, its bearer token and the commitment (SHA-256 of the "
+                        "server seed)",
+                    ),
+                    **_errors(400, 413, 503),
+                },
+            }
+        },
+        "/api/games/{id}": {
+            "get": {
+                "summary": "Public state of a game (the server seed only once finished)",
+                "parameters": _ID,
+                "responses": {"200": _json(_STATE, "the game"), **_errors(404)},
+            }
+        },
+        "/api/games/{id}/start": {
+            "post": {
+                "summary": "Send the client seed; once per game",
+                "parameters": _ID,
+                "security": _AUTH,
+                "requestBody": _body(
+                    {"client_seed": {"type": "string", "minLength": 1, "maxLength": 128}},
+                    ["client_seed"],
+                ),
+                "responses": {
+                    "200": _json(_STATE, "the opening board"),
+                    **_errors(400, 401, 403, 404, 409, 422, 503),
+                },
+            }
+        },
+        "/api/games/{id}/moves": {
+            "post": {
+                "summary": "Play move number n; retrying the same n and move is answered again "
+                "and never applied twice",
+                "parameters": _ID,
+                "security": _AUTH,
+                "requestBody": _body(
+                    {
+                        "move": {"type": "string", "enum": ["U", "D", "L", "R"]},
+                        "n": {"type": "integer", "minimum": 1},
+                    },
+                    ["move", "n"],
+                ),
+                "responses": {
+                    "200": _json(
+                        {
+                            "allOf": [_STATE],
+                            "properties": {
+                                "n": {"type": "integer"},
+                                "move": {"type": "string"},
+                                "gained": {"type": "integer"},
+                                "spawn": {
+                                    "type": "object",
+                                    "properties": {
+                                        "cell": {"type": "integer"},
+                                        "value": {"type": "integer"},
+                                    },
+                                },
+                                "finished": {"type": "boolean"},
+                                "record_url": {"type": "string"},
+                            },
+                        },
+                        "the board after the move and its spawn, sent after the commit",
+                    ),
+                    **_errors(400, 401, 403, 404, 409, 413, 422, 503),
+                },
+            }
+        },
+        "/api/games/{id}/finish": {
+            "post": {
+                "summary": "End the game (automatic at game over): sign it, reveal the server seed",
+                "parameters": _ID,
+                "security": _AUTH,
+                "responses": {
+                    "200": _json(_STATE, "final state, server_seed, client_seed, record_url"),
+                    **_errors(401, 403, 404, 409, 503),
+                },
+            }
+        },
+        "/api/games/{id}/record": {
+            "get": {
+                "summary": "The signed record of a finished game",
+                "parameters": _ID,
+                "responses": {
+                    "200": _json({"type": "object"}, "a v1 record with 'fair' and 'signature'"),
+                    **_errors(404, 409),
+                },
+            }
+        },
+        "/api/leaderboard": {
+            "get": {
+                "summary": "Best finished fair games, one per player; ties: fewer moves, then "
+                "earlier end; with bot signals",
+                "parameters": _LIMIT,
+                "responses": {"200": _json({"type": "object"}, "games"), **_errors(400)},
+            }
+        },
+        "/api/records": {
+            "post": {
+                "summary": "Submit a self-seeded record: verified, stored, listed apart",
+                "requestBody": {
+                    "required": True,
+                    "content": {"application/json": {"schema": {"type": "object"}}},
+                },
+                "responses": {
+                    "201": _json({"type": "object"}, "stored (or an exact duplicate)"),
+                    **_errors(400, 413, 422, 503),
+                },
+            },
+            "get": {
+                "summary": "Submitted self-seeded records, best first",
+                "parameters": _LIMIT,
+                "responses": {"200": _json({"type": "object"}, "records"), **_errors(400)},
+            },
+        },
+        "/.well-known/twenty48-key": {
+            "get": {
+                "summary": "The server's public key (Ed25519) and its id",
+                "responses": {"200": _json({"type": "object"}, "algorithm, key_id, public_key")},
+            }
+        },
+    }
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "twenty48-replay score server", "version": __version__},
+        "paths": paths,
+        "components": {
+            "schemas": {
+                "Error": {
+                    "type": "object",
+                    "properties": {"error": {"type": "string"}},
+                    "required": ["error"],
+                }
+            },
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+        },
+    }

@@ -1,0 +1,177 @@
+"""Reading untrusted requests: bounded bodies, strict JSON, typed fields, bearer tokens.
+
+Everything here raises :class:`ApiError` (a 4xx with a reason) and never
+lets a malformed request reach the store.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any, Final
+
+from starlette.requests import Request
+
+from twenty48_replay.server.api_errors import ApiError, not_found
+
+#: Bodies of the game endpoints (a move is ~30 bytes).
+MAX_BODY: Final = 64 * 1024
+MAX_PLAYER: Final = 64
+MAX_TOKEN: Final = 256
+MAX_ID: Final = 2**62
+
+
+def _check_declared(declared: str | None, limit: int) -> None:
+    if declared is not None:
+        if not declared.isdigit():
+            raise ApiError(400, "Content-Length is not a number")
+        if int(declared) > limit:
+            raise ApiError(413, f"body larger than {limit} bytes")
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The request body, refused with 413 past ``limit`` bytes (checked while reading)."""
+    _check_declared(request.headers.get("content-length"), limit)
+    chunks = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise ApiError(413, f"body larger than {limit} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def read_asgi_body(
+    receive: Callable[[], Awaitable[MutableMapping[str, Any]]], declared: str | None, limit: int
+) -> bytes:
+    """:func:`read_body` on raw ASGI messages (the moves fast path)."""
+    _check_declared(declared, limit)
+    chunks = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            raise ApiError(400, "the client went away")
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            raise ApiError(413, f"body larger than {limit} bytes")
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse_object(body: bytes) -> dict[str, Any]:
+    """A JSON object, or 400 with the reason."""
+    if not body:
+        raise ApiError(400, "the body is empty; send a JSON object")
+    try:
+        text = body.decode("utf-8")
+        value = json.loads(text, parse_constant=_no_constants)
+    except UnicodeDecodeError:
+        raise ApiError(400, "the body is not UTF-8") from None
+    except (ValueError, RecursionError) as exc:
+        raise ApiError(400, f"the body is not JSON: {str(exc).splitlines()[0][:200]}") from None
+    if not isinstance(value, dict):
+        raise ApiError(400, f"the body must be a JSON object, not {type(value).__name__}")
+    return value
+
+
+async def json_object(request: Request, limit: int = MAX_BODY) -> dict[str, Any]:
+    """Read and parse a bounded JSON object body."""
+    return parse_object(await read_body(request, limit))
+
+
+def string_field(obj: dict[str, Any], name: str) -> str:
+    """A required string field, or 400."""
+    if name not in obj:
+        raise ApiError(400, f"field '{name}' is missing")
+    value = obj[name]
+    if not isinstance(value, str):
+        raise ApiError(400, f"field '{name}' must be a string, not {_kind(value)}")
+    return value
+
+
+def int_field(obj: dict[str, Any], name: str, low: int, high: int) -> int:
+    """A required integer field in ``[low, high]``, or 400."""
+    if name not in obj:
+        raise ApiError(400, f"field '{name}' is missing")
+    value = obj[name]
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ApiError(400, f"field '{name}' must be an integer, not {_kind(value)}")
+    if not low <= value <= high:
+        raise ApiError(400, f"field '{name}' must be between {low} and {high}")
+    return value
+
+
+def player_name(obj: dict[str, Any]) -> str:
+    """The player's name: 1-64 characters, no control characters."""
+    name = string_field(obj, "player").strip()
+    if not name:
+        raise ApiError(400, "field 'player' is empty")
+    if len(name) > MAX_PLAYER:
+        raise ApiError(400, f"field 'player' is longer than {MAX_PLAYER} characters")
+    if any(unicodedata.category(ch) in ("Cc", "Cs", "Cf") for ch in name):
+        raise ApiError(400, "field 'player' holds control or invisible characters")
+    return name
+
+
+def game_id(request: Request) -> int:
+    """The ``{id}`` of the path as a positive integer, or 404."""
+    raw = request.path_params.get("id", "")
+    if not (isinstance(raw, str) and raw.isdigit() and raw.isascii() and len(raw) < 19):
+        raise ApiError(404, "no game with that id")
+    value = int(raw)
+    if not 1 <= value <= MAX_ID:
+        raise not_found(value)
+    return value
+
+
+def bearer_token(request: Request) -> str:
+    """The token of ``Authorization: Bearer TOKEN``, or 401."""
+    return token_from_header(request.headers.get("authorization"))
+
+
+def token_from_header(header: str | None) -> str:
+    """The token of an ``Authorization`` header value, or 401 (403 if it cannot be ours)."""
+    if header is None:
+        raise ApiError(401, "missing 'Authorization: Bearer TOKEN' header")
+    scheme, _, token = header.partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token:
+        raise ApiError(401, "the Authorization header must be 'Bearer TOKEN'")
+    if len(token) > MAX_TOKEN or not token.isascii():
+        raise ApiError(403, "wrong token for this game")
+    return token
+
+
+def limit_param(request: Request, default: int, high: int) -> int:
+    """The ``limit`` query parameter, 1..``high``, or 400."""
+    raw = request.query_params.get("limit")
+    if raw is None:
+        return default
+    if not (raw.isascii() and raw.isdigit() and len(raw) < 10):
+        raise ApiError(400, f"limit must be an integer between 1 and {high}")
+    value = int(raw)
+    if not 1 <= value <= high:
+        raise ApiError(400, f"limit must be an integer between 1 and {high}")
+    return value
+
+
+def _kind(value: object) -> str:
+    if value is None:
+        return "null"
+    return {
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        list: "an array",
+        dict: "an object",
+    }.get(type(value), type(value).__name__)

@@ -1,0 +1,187 @@
+"""Group commit: one writer thread stores the moves of every game in shared transactions.
+
+A durable commit costs a disk flush (2-3 ms on SQLite with
+``synchronous=FULL``), so committing each move alone caps a server at a
+few hundred moves per second.  Here request handlers hand their job to
+one thread; it takes everything that is waiting, runs it in one
+transaction, commits once, and only then answers every request of the
+batch.  A move is therefore acknowledged only once it is durable, and the
+flush is shared by all the games that moved meanwhile.  Batches form by
+themselves: while one commit is flushing, the next requests queue up.
+
+Inside a batch the moves are not written one by one: their appends are
+collected and written as one multi-row compare-and-set UPDATE and one
+multi-row INSERT (:func:`fair_games.append_many`), because every database
+call releases the interpreter lock and the event loop thread keeps the
+writer waiting for it.  If any game had moved on (another process
+appended), the batch is rolled back and run again move by move, where each
+append checks its own row.
+
+Jobs are sorted by game id inside a batch so that several server processes
+on one PostgreSQL database lock rows in the same order (no deadlock).  If
+a batch's transaction fails, every job in it is retried alone, so one bad
+job cannot fail the others.  An ambiguous failure (the connection lost
+during COMMIT) is safe to retry too: a move names its ``n``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import queue
+import threading
+from typing import Any
+
+from twenty48_replay.errors import StoreError, Twenty48Error
+from twenty48_replay.server.api_errors import ApiError
+from twenty48_replay.server.jobs import BatchConflictError, BatchView, EntryCache, Job, Signer
+from twenty48_replay.store import Store, now_ms
+
+log = logging.getLogger("twenty48.server")
+
+#: Jobs in one transaction at most (bounds a transaction's length).
+MAX_BATCH = 1000
+
+_Item = tuple[Job, "asyncio.Future[dict[str, Any]]"]
+_Outcome = tuple["asyncio.Future[dict[str, Any]]", "dict[str, Any] | BaseException"]
+
+
+class UnavailableError(ApiError):
+    """503: the database could not take the write (locked, gone); nothing was stored."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(503, reason)
+
+
+class GroupWriter:
+    """The writer thread; :meth:`run` is what request handlers await."""
+
+    def __init__(self, store: Store, signer: Signer, *, max_batch: int = MAX_BATCH) -> None:
+        self.store = store
+        self.signer = signer
+        self.max_batch = max_batch
+        self.cache = EntryCache()
+        self._queue: queue.SimpleQueue[_Item | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._loop, name="twenty48-writer", daemon=True)
+        self.batches = 0
+        self.jobs = 0
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Finish what is queued, then end the thread."""
+        self._queue.put(None)
+        self._thread.join(timeout=30)
+
+    async def run(self, job: Job) -> dict[str, Any]:
+        """The job's answer once its transaction has committed (or its ApiError).
+
+        The writer settles the futures of a whole batch with one callback on
+        the event loop (one wake-up per commit, not one per request).
+        """
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._queue.put((job, future))
+        return await future
+
+    # ---------------------------------------------------------------- thread
+
+    def _loop(self) -> None:
+        stopping = False
+        while not stopping:
+            first = self._queue.get()
+            if first is None:
+                break
+            batch = [first]
+            while len(batch) < self.max_batch:
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if item is None:
+                    stopping = True
+                    break
+                batch.append(item)
+            try:
+                self._write(batch)
+            except Exception as exc:  # a bug: fail this batch's requests, keep the thread
+                log.error("writer failed: %s", type(exc).__name__)
+                for _job, future in batch:
+                    failed: list[_Outcome] = [(future, exc)]
+                    with contextlib.suppress(RuntimeError):
+                        future.get_loop().call_soon_threadsafe(_settle, failed)
+
+    def _write(self, batch: list[_Item]) -> None:
+        outcomes: list[_Outcome] = []
+        self._settle_into(batch, outcomes)
+        by_loop: dict[asyncio.AbstractEventLoop, list[_Outcome]] = {}
+        for future, result in outcomes:
+            by_loop.setdefault(future.get_loop(), []).append((future, result))
+        for loop, settled in by_loop.items():
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+                loop.call_soon_threadsafe(_settle, settled)
+
+    def _settle_into(self, batch: list[_Item], outcomes: list[_Outcome]) -> None:
+        batch.sort(key=lambda item: item[0].order)
+        try:
+            try:
+                results = self._transaction(batch, deferred=len(batch) > 1)
+            except BatchConflictError:  # another process appended meanwhile: decide move by move
+                results = self._transaction(batch, deferred=False)
+        except Exception as exc:
+            if len(batch) > 1:
+                for item in batch:
+                    self._settle_into([item], outcomes)
+                return
+            outcomes.append((batch[0][1], _as_answerable(exc)))
+            return
+        self.batches += 1
+        self.jobs += len(batch)
+        outcomes.extend(
+            (future, result) for (_job, future), result in zip(batch, results, strict=True)
+        )
+
+    def _transaction(
+        self, batch: list[_Item], *, deferred: bool
+    ) -> list[dict[str, Any] | ApiError]:
+        results: list[dict[str, Any] | ApiError] = []
+        view: BatchView | None = None
+        try:
+            with self.store.transaction() as connection:
+                view = BatchView(connection, self.cache, self.signer, now_ms(), deferred=deferred)
+                for job, _future in batch:
+                    try:
+                        results.append(job.run(view))
+                    except ApiError as refusal:
+                        results.append(refusal)
+                view.flush()
+        except BaseException:
+            if view is not None:
+                view.discard()
+            raise
+        view.commit()
+        return results
+
+
+def _settle(outcomes: list[_Outcome]) -> None:
+    """On the event loop: hand every request of a batch its answer or refusal."""
+    for future, result in outcomes:
+        if future.done():  # the client went away
+            continue
+        if isinstance(result, BaseException):
+            future.set_exception(result)
+        else:
+            future.set_result(result)
+
+
+def _as_answerable(exc: Exception) -> Exception:
+    """A failed write as the client should see it: 503 for the database, else the bug."""
+    if isinstance(exc, StoreError):
+        log.warning("write failed: %s", exc)
+        return UnavailableError(
+            "the database could not store this (busy or unavailable); try again"
+        )
+    if isinstance(exc, Twenty48Error):
+        return ApiError(409, str(exc))
+    return exc
