@@ -79,7 +79,7 @@ def test_numeric_options_are_bounded_and_say_so(
     assert value in line
     assert "range" in line
     assert not Path(db).exists()  # refused before the database was opened
-    help_text = " ".join(run_cli(command[0], "--help").stdout.split())
+    help_text = " ".join(run_cli(command[0], "--help", env={"COLUMNS": "250"}).stdout.split())
     assert shown in help_text.replace(" ", ""), help_text
 
 
