@@ -176,3 +176,64 @@ def test_list_and_stats(db: str) -> None:
     assert sum(stats["max_tiles"].values()) == 7
     text = run_cli("stats", "--db", db).stdout
     assert "best score" in text
+
+
+def test_a_database_path_that_is_not_a_regular_file_is_refused_and_kept(tmp_path: Path) -> None:
+    """A FIFO (like a device) reports size 0: it counted as a new database and a fresh
+    one was renamed over it (as root, ``--db /dev/null`` replaced the device node)."""
+    import os
+    import socket
+    import stat
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    sock_path = tmp_path / "sock"
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(sock_path))
+    try:
+        for target, kind in ((fifo, stat.S_ISFIFO), (sock_path, stat.S_ISSOCK)):
+            for command in (("list",), ("play", "--new", "--moves", "L"), ("check",)):
+                result = run_cli(*command, "--db", str(target), timeout=30)
+                assert result.returncode == 2, result.stderr
+                assert "not a regular file" in result.stderr
+                assert kind(os.lstat(target).st_mode)
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe", "sock"]
+    finally:
+        listener.close()
+
+
+def test_side_files_that_are_not_regular_files_are_refused(db: str, tmp_path: Path) -> None:
+    """A FIFO named like the database's -journal hung every command (SQLite opened it
+    to look for a hot journal); a -wal link would lead SQLite's writes elsewhere."""
+    import os
+
+    assert run_cli("play", "--new", "--moves", "L", "--db", db).returncode == 0
+    journal = Path(db + "-journal")
+    os.mkfifo(journal)
+    for command in (("list",), ("play", "--moves", "R")):
+        result = run_cli(*command, "--db", db, timeout=30)
+        assert result.returncode == 2, result.stderr
+        assert "cli.sqlite3-journal next to it is not a regular file" in result.stderr
+    journal.unlink()
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"precious")
+    Path(db + "-wal").symlink_to(victim)
+    result = run_cli("play", "--moves", "R", "--db", db, timeout=30)
+    assert result.returncode == 2, result.stderr
+    assert "-wal next to it is not a regular file" in result.stderr
+    assert victim.read_bytes() == b"precious"
+
+
+def test_a_database_reached_through_a_link_is_made_where_the_link_leads(tmp_path: Path) -> None:
+    target = tmp_path / "real.sqlite3"
+    target.touch()
+    link = tmp_path / "link.sqlite3"
+    link.symlink_to(target)
+    assert run_cli("play", "--new", "--moves", "L", "--db", str(link)).returncode == 0
+    assert link.is_symlink()
+    assert target.read_bytes()[:15] == b"SQLite format 3"
+    dangling = tmp_path / "dangling.sqlite3"
+    dangling.symlink_to(tmp_path / "nowhere" / "x.sqlite3")
+    result = run_cli("list", "--db", str(dangling))
+    assert result.returncode == 2
+    assert "symbolic link to nothing" in result.stderr

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 import time
 import uuid
 from collections.abc import Iterator
@@ -151,13 +152,7 @@ def open_engine(target: str | None, *, read_only: bool = False) -> tuple[Engine,
     path = Path(parsed.database) if on_disk and parsed.database else None
     needs_upgrade = False
     if path is not None:
-        try:
-            if path.is_dir():
-                raise StoreError(f"{shown}: is a directory, not a database file")
-            if not path.parent.exists():
-                raise StoreError(f"{shown}: folder {path.parent} does not exist")
-        except OSError as exc:
-            raise StoreError(f"{shown}: cannot reach the file ({exc.strerror})") from None
+        _require_regular_file(path, shown)
         if _is_new_file(path, shown):
             if read_only:
                 raise StoreError(f"{shown}: no database there yet (nothing to check)")
@@ -189,6 +184,54 @@ def open_engine(target: str | None, *, read_only: bool = False) -> tuple[Engine,
     return engine, shown
 
 
+def _require_regular_file(path: Path, shown: str) -> None:
+    """Refuse a path that is not a regular file (or nothing yet) in an existing folder.
+
+    A device, pipe or socket reports size 0, so it used to count as a new
+    database: ``--db /dev/null`` renamed a fresh database over the device
+    node (as root, ``/dev/null`` and ``/dev/zero`` became regular files), and
+    ``--db FIFO`` did the same to the pipe.  Reading one would block (a FIFO)
+    or never end (``/dev/zero``).  Symbolic links are followed: it is the
+    file they lead to that must be regular.  The ``-wal``, ``-shm`` and
+    ``-journal`` files SQLite opens beside it must be regular files too, not
+    links (SQLite writes into them): a FIFO named ``g.db-journal`` hung every
+    command on its hot-journal check.
+    """
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise StoreError(f"{shown}: cannot reach the file ({exc.strerror})") from None
+    if mode is not None and stat.S_ISDIR(mode):
+        raise StoreError(f"{shown}: is a directory, not a database file")
+    if mode is not None and not stat.S_ISREG(mode):
+        raise StoreError(
+            f"{shown}: not a regular file (a device, pipe or socket); refusing to use it "
+            "as a database"
+        )
+    real = os.path.realpath(path)  # SQLite keeps its side files next to the real file
+    for suffix in (*_SIDE_FILES, "-shm"):
+        try:
+            side = os.lstat(f"{real}{suffix}").st_mode
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise StoreError(f"{shown}{suffix}: cannot reach the file ({exc.strerror})") from None
+        if not stat.S_ISREG(side):
+            raise StoreError(
+                f"{shown}: {Path(real).name}{suffix} next to it is not a regular file (a link, "
+                "device or pipe); refusing to open the database"
+            )
+    try:
+        if mode is None and path.is_symlink():
+            raise StoreError(f"{shown}: a symbolic link to nothing; refusing to create through it")
+        if not path.parent.exists():
+            raise StoreError(f"{shown}: folder {path.parent} does not exist")
+    except OSError as exc:
+        raise StoreError(f"{shown}: cannot reach the file ({exc.strerror})") from None
+
+
 def _is_new_file(path: Path, shown: str) -> bool:
     """Whether ``path`` may receive a new database: missing or empty, with no journal left."""
     try:
@@ -214,7 +257,11 @@ def _create_file(path: Path, shown: str) -> None:
     then WAL mode), synced, and only then linked into place, so a crash
     never leaves a half-made file that the next run would refuse.  If
     another process created it meanwhile, its file is kept and ours dropped.
+    Through a symbolic link the database is made where the link leads (the
+    link stays a link), and an empty file is replaced only while it is
+    still an empty regular file.
     """
+    path = Path(os.path.realpath(path))
     temporary = path.with_name(f".{path.name}.new-{os.getpid()}-{uuid.uuid4().hex[:8]}")
     engine = create_engine(f"sqlite:///{temporary}")
     dialects.configure_engine(engine)
@@ -235,7 +282,8 @@ def _create_file(path: Path, shown: str) -> None:
         try:
             os.link(temporary, path)
         except FileExistsError:
-            if path.stat().st_size == 0:
+            existing = path.stat()
+            if stat.S_ISREG(existing.st_mode) and existing.st_size == 0:
                 os.replace(temporary, path)
         _fsync(path.parent)
     except SQLAlchemyError as exc:
