@@ -46,14 +46,13 @@ class ExportFormat(StrEnum):
 
 def _protected(db: str | None, target: str | None) -> list[Path]:
     """Files ``-o`` must never replace: the database's files and the record being read."""
-    from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError
 
     from twenty48_replay.store.connection import resolve_url
 
     files = []
     try:
-        url = make_url(resolve_url(db))
+        url = resolve_url(db)
     except (ArgumentError, ValueError):
         url = None  # opening the store reports it
     if url is not None and url.get_backend_name() == "sqlite":

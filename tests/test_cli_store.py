@@ -237,3 +237,27 @@ def test_a_database_reached_through_a_link_is_made_where_the_link_leads(tmp_path
     result = run_cli("list", "--db", str(dangling))
     assert result.returncode == 2
     assert "symbolic link to nothing" in result.stderr
+
+
+def test_a_plain_path_is_the_file_name_whatever_it_holds(tmp_path: Path) -> None:
+    """'?' and '%' in a plain path were read as URL syntax: the checks ran on one file
+    and SQLite opened another ('g?mode=memory&uri=true' played into an in-memory database,
+    'b%41' wrote to 'bA')."""
+    for name in ("g?mode=memory&uri=true", "b%41", "c#d"):
+        path = tmp_path / name
+        played = run_cli("play", "--new", "--seed", "s", "--moves", "U", "--db", str(path))
+        assert played.returncode == 0, played.stderr
+        listed = run_cli("list", "--json", "--db", str(path))
+        assert listed.returncode == 0, listed.stderr
+        assert len(listed.stdout.splitlines()) == 1
+        assert path.read_bytes()[:15] == b"SQLite format 3"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b%41", "c#d", "g?mode=memory&uri=true"]
+
+
+def test_options_in_an_sqlite_url_are_refused(tmp_path: Path) -> None:
+    """The file checks work on the path; options could open another database or drop locks."""
+    url = f"sqlite:///{tmp_path / 'g.sqlite3'}?uri=true&nolock=1"
+    result = run_cli("play", "--new", "--moves", "L", "--db", url)
+    assert result.returncode == 2
+    assert "options in an SQLite URL (nolock, uri) are not supported" in result.stderr
+    assert list(tmp_path.iterdir()) == []

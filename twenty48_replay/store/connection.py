@@ -58,19 +58,25 @@ def default_path() -> Path:
     return user_data_path("twenty48-replay", appauthor=False) / "twenty48.sqlite3"
 
 
-def resolve_url(target: str | None) -> str:
-    """An SQLAlchemy URL for ``--db`` / ``TWENTY48_DB`` / the default path."""
+def resolve_url(target: str | None) -> URL:
+    """The SQLAlchemy URL for ``--db`` / ``TWENTY48_DB`` / the default path.
+
+    A plain path is made into a URL field by field, never by pasting it into
+    URL text: ``a?uri=true`` or ``b%41`` used to open the files ``a`` (with
+    SQLite URI options) and ``bA``.  Raises ArgumentError or ValueError for
+    text that is not a URL.
+    """
     target = target or os.environ.get(ENV_VAR) or None
     if target is None:
         path = default_path()
         path.parent.mkdir(parents=True, exist_ok=True)
-        return f"sqlite:///{path}"
+        return URL.create("sqlite", database=str(path))
     if "://" in target:
-        return target
-    return f"sqlite:///{Path(target).expanduser()}"
+        return make_url(target)
+    return URL.create("sqlite", database=str(Path(target).expanduser()))
 
 
-def describe(url: str) -> str:
+def describe(url: URL | str) -> str:
     """A URL fit for messages: the path for SQLite, no password otherwise."""
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
@@ -125,15 +131,26 @@ def postgresql_connect_args(url: URL) -> dict[str, Any]:
 
 
 def _parse(target: str | None) -> tuple[URL, str]:
-    url = resolve_url(target)
+    """The URL to open and its display name; refuses what cannot be checked.
+
+    An SQLite URL may not carry options (``?uri=true&mode=memory``,
+    ``?immutable=1``, ``?nolock=1``): the file checks before opening work on
+    the path, and with options the driver could open another database than
+    the one checked, or this one without its locks.
+    """
     try:
-        parsed = make_url(url)
+        parsed = resolve_url(target)
         parsed.port  # noqa: B018 - a non-numeric port raises here, not later
-        shown = describe(url)
+        shown = describe(parsed)
     except (ArgumentError, ValueError):
         raise StoreError(
             f"{target}: not a database path or URL (check the host and port)"
         ) from None
+    if parsed.get_backend_name() == "sqlite" and parsed.query:
+        raise StoreError(
+            f"{shown}: options in an SQLite URL ({', '.join(sorted(parsed.query))}) are not "
+            "supported; give the file's path (a '?' in a plain path is part of the name)"
+        )
     return parsed, shown
 
 
@@ -263,7 +280,7 @@ def _create_file(path: Path, shown: str) -> None:
     """
     path = Path(os.path.realpath(path))
     temporary = path.with_name(f".{path.name}.new-{os.getpid()}-{uuid.uuid4().hex[:8]}")
-    engine = create_engine(f"sqlite:///{temporary}")
+    engine = create_engine(URL.create("sqlite", database=str(temporary)))
     dialects.configure_engine(engine)
     try:
         with engine.begin() as connection:
