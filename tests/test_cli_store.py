@@ -261,3 +261,21 @@ def test_options_in_an_sqlite_url_are_refused(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "options in an SQLite URL (nolock, uri) are not supported" in result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_giant_stored_value_is_refused_not_loaded(db: str) -> None:
+    """SQLite allows 1 GB values and does not enforce VARCHAR(n); a 100 MB player made
+    ``show`` take about 5x the file in memory.  Every connection caps values at 64 MiB."""
+    assert run_cli("play", "--new", "--seed", "s", "--moves", "U", "--db", db).returncode == 0
+    connection = sqlite3.connect(db)
+    connection.execute("UPDATE games SET player = printf('%.*c', 70000000, 'x')")
+    connection.commit()
+    connection.close()
+    for command in (("list",), ("show", "1"), ("export", "1"), ("play", "--moves", "R")):
+        result = run_cli(*command, "--db", db)
+        assert result.returncode == 2, (command, result.stderr[-300:])
+        assert "a stored value is over 64 MiB" in result.stderr
+        assert len(result.stderr.splitlines()) == 1
+    checked = run_cli("check", "--db", db)
+    assert checked.returncode == 1
+    assert "a stored value is over 64 MiB" in checked.stdout + checked.stderr

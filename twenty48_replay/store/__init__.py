@@ -24,7 +24,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import attrs
-from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
 
 from twenty48_replay import __version__
@@ -37,7 +36,7 @@ from twenty48_replay.store import connection as conn
 from twenty48_replay.store import dialects, recorder, repository, schema
 from twenty48_replay.store.legacy import V1, metadata_v1
 from twenty48_replay.store.repository import GameFilter, GameInfo, Stats
-from twenty48_replay.store.tables import SCHEMA_VERSION, log_digests, meta, metadata
+from twenty48_replay.store.tables import SCHEMA_VERSION, log_digests, metadata
 
 __all__ = [
     "CheckReport",
@@ -370,7 +369,7 @@ class Store:
         games = total_moves = 0
         with self.reading() as connection:
             try:
-                values = {str(k): str(v) for k, v in connection.execute(select(meta))}
+                values = conn.marker_values(connection)
             except SQLAlchemyError:
                 values = {}
             version = conn.schema_version(values)

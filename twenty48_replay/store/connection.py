@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Final
 from urllib.parse import quote
 
-from sqlalchemy import Engine, create_engine, select
+from sqlalchemy import Engine, case, create_engine, func, select
 from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
 
@@ -90,6 +90,11 @@ def driver_error(exc: SQLAlchemyError | sqlite3.Error, where: str) -> Twenty48Er
     first = message.strip().splitlines()[0] if message.strip() else type(exc).__name__
     if dialects.is_lock_error(first):
         return StoreError(f"{where}: the database is locked by another process; try again")
+    if dialects.TOO_BIG_MESSAGE in first:
+        return StoreError(
+            f"{where}: a stored value is over {dialects.MAX_VALUE_BYTES // 2**20} MiB, larger "
+            "than any this program writes; refusing to read it"
+        )
     if "file is not a database" in first or "file is encrypted" in first:
         return StoreError(f"{where}: not an SQLite database")
     if "unable to open database file" in first:
@@ -360,6 +365,7 @@ def _read_marker(path: Path, shown: str) -> object:
     except sqlite3.Error:
         raise StoreError(f"{shown}: cannot open the database file (no permission?)") from None
     try:
+        dialects.limit_value_size(raw)
         raw.execute("PRAGMA trusted_schema = OFF")
         names = {
             str(row[0])
@@ -368,7 +374,10 @@ def _read_marker(path: Path, shown: str) -> object:
         if meta.name not in names:
             what = "it has other tables" if names else "it has no tables of ours"
             raise StoreError(f"{shown}: not a twenty48-replay database ({what})")
-        row = raw.execute(f"SELECT value FROM {meta.name} WHERE key = 'application'").fetchone()
+        row = raw.execute(
+            f"SELECT CASE WHEN length(value) <= {_MARKER_LENGTH} THEN value END "
+            f"FROM {meta.name} WHERE key = 'application'"
+        ).fetchone()
         return None if row is None else row[0]
     finally:
         raw.close()
@@ -409,13 +418,29 @@ def _validate_read_only(path: Path, shown: str, read_only: bool) -> bool:
         engine.dispose()
 
 
+#: The marker rows; no other row of the marker table is ever read.
+MARKER_KEYS: Final = ("application", "schema_version")
+#: A marker value longer than this (the column is VARCHAR(256)) reads as missing.
+_MARKER_LENGTH: Final = 256
+
+
+def marker_values(connection: Connection) -> dict[str, str]:
+    """The marker rows, each value at most 256 characters (longer ones left out).
+
+    Only the two keys are read, and a long value is never fetched: reading
+    every row, as text, made a 200 MB file with one 200 MB junk row cost
+    1 GB of memory before it was refused (SQLite does not enforce VARCHAR
+    lengths).
+    """
+    value = case((func.length(meta.c.value) <= _MARKER_LENGTH, meta.c.value), else_=None)
+    rows = connection.execute(select(meta.c.key, value).where(meta.c.key.in_(MARKER_KEYS)))
+    return {str(key): str(value) for key, value in rows if value is not None}
+
+
 def _marker(connection: Connection, shown: str) -> dict[str, str]:
     """Our marker rows, or StoreError if the database does not carry them."""
     try:
-        values = {
-            str(key): str(value)
-            for key, value in connection.execute(select(meta.c.key, meta.c.value))
-        }
+        values = marker_values(connection)
     except SQLAlchemyError:
         raise StoreError(f"{shown}: not a twenty48-replay database") from None
     if values.get("application") != APPLICATION:
