@@ -279,3 +279,20 @@ def test_a_giant_stored_value_is_refused_not_loaded(db: str) -> None:
     checked = run_cli("check", "--db", db)
     assert checked.returncode == 1
     assert "a stored value is over 64 MiB" in checked.stdout + checked.stderr
+
+
+def test_check_reads_rows_only_from_tables(db: str) -> None:
+    """``check`` opens files that are refused for use; a recursive view named ``moves``
+    made it loop for ever."""
+    assert run_cli("play", "--new", "--seed", "s", "--moves", "U", "--db", db).returncode == 0
+    connection = sqlite3.connect(db, isolation_level=None)
+    connection.execute("ALTER TABLE moves RENAME TO old_moves")
+    connection.execute(
+        "CREATE VIEW moves AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+        "SELECT 1 AS game_id, x AS seq, 'U' AS direction, 0 AS played_ms FROM c"
+    )
+    connection.close()
+    result = run_cli("check", "--db", db, timeout=30)
+    assert result.returncode == 1, result.stderr
+    assert "games not read: not a table in this database: moves" in result.stdout
+    assert "unexpected view moves" in result.stdout
