@@ -296,3 +296,48 @@ def test_check_reads_rows_only_from_tables(db: str) -> None:
     assert result.returncode == 1, result.stderr
     assert "games not read: not a table in this database: moves" in result.stdout
     assert "unexpected view moves" in result.stdout
+
+
+def _hot_journal(original: bytes, page_size: int, pages: list[int]) -> bytes:
+    """An SQLite rollback journal that restores ``pages`` (1-based) of ``original``."""
+    import struct
+
+    nonce = 0x12345678
+    header = bytes.fromhex("d9d505f920a163d7") + struct.pack(
+        ">IIIII", len(pages), nonce, len(original) // page_size, 512, page_size
+    )
+    records = b""
+    for number in pages:
+        data = original[(number - 1) * page_size : number * page_size]
+        checksum = nonce + sum(data[i] for i in range(page_size - 200, 0, -200))
+        records += struct.pack(">I", number) + data + struct.pack(">I", checksum & 0xFFFFFFFF)
+    return header.ljust(512, b"\0") + records
+
+
+def test_a_rollback_journal_next_to_the_database_is_refused(db: str, tmp_path: Path) -> None:
+    """The checks read the main file alone; the first writing connection then rolled the
+    journal back into it: a hand-made journal put back a trigger, which ran on the first move
+    (the game's score became 999999)."""
+    assert run_cli("play", "--new", "--seed", "s", "--moves", "U", "--db", db).returncode == 0
+    connection = sqlite3.connect(db, isolation_level=None)
+    connection.execute("PRAGMA journal_mode = DELETE")
+    page_size = connection.execute("PRAGMA page_size").fetchone()[0]
+    clean = Path(db).read_bytes()
+    connection.execute(
+        "CREATE TRIGGER t AFTER INSERT ON moves BEGIN UPDATE games SET score = 999999; END"
+    )
+    connection.close()
+    hostile = Path(db).read_bytes()
+    pages = range(0, len(hostile), page_size)
+    changed = [
+        start // page_size + 1
+        for start in pages
+        if hostile[start : start + page_size] != clean[start : start + page_size]
+    ]
+    Path(db).write_bytes(clean)
+    Path(db + "-journal").write_bytes(_hot_journal(hostile, page_size, changed))
+    for command in (("play", "--moves", "R"), ("list",), ("check",)):
+        result = run_cli(*command, "--db", db)
+        assert result.returncode == 2, (command, result.stdout, result.stderr)
+        assert "holds a rollback journal" in result.stderr
+    assert Path(db).read_bytes() == clean

@@ -217,7 +217,12 @@ def _require_regular_file(path: Path, shown: str) -> None:
     file they lead to that must be regular.  The ``-wal``, ``-shm`` and
     ``-journal`` files SQLite opens beside it must be regular files too, not
     links (SQLite writes into them): a FIFO named ``g.db-journal`` hung every
-    command on its hot-journal check.
+    command on its hot-journal check.  A database of ours is in WAL mode and
+    never has a rollback journal; a non-empty ``-journal`` next to an existing
+    file is refused, because the first writing connection would roll it back
+    into the file after the read-only checks: a hand-made journal put a
+    trigger back into a file that had passed them, and the trigger ran on the
+    same command's first move.
     """
     try:
         mode = path.stat().st_mode
@@ -235,15 +240,21 @@ def _require_regular_file(path: Path, shown: str) -> None:
     real = os.path.realpath(path)  # SQLite keeps its side files next to the real file
     for suffix in (*_SIDE_FILES, "-shm"):
         try:
-            side = os.lstat(f"{real}{suffix}").st_mode
+            side = os.lstat(f"{real}{suffix}")
         except FileNotFoundError:
             continue
         except OSError as exc:
             raise StoreError(f"{shown}{suffix}: cannot reach the file ({exc.strerror})") from None
-        if not stat.S_ISREG(side):
+        if not stat.S_ISREG(side.st_mode):
             raise StoreError(
                 f"{shown}: {Path(real).name}{suffix} next to it is not a regular file (a link, "
                 "device or pipe); refusing to open the database"
+            )
+        if suffix == "-journal" and side.st_size > 0 and mode is not None:
+            raise StoreError(
+                f"{shown}: {Path(real).name}{suffix} next to it holds a rollback journal, which "
+                "SQLite would apply after the file was checked (a database of ours never has "
+                "one); refusing to open the database"
             )
     try:
         if mode is None and path.is_symlink():
