@@ -190,3 +190,14 @@ def test_every_reader_reports_an_invalid_record_alike(record: Path, tmp_path: Pa
             out.unlink()
         else:
             assert result.stdout, args
+
+
+@pytest.mark.parametrize("columns", ["99999999999", "0", "-5", "wide"])
+def test_a_hostile_terminal_size_is_ignored(columns: str) -> None:
+    """Rich pads help lines to COLUMNS: 99999999999 was a MemoryError traceback (and
+    999999999 grew to 19.8 GB); a size that is not 1..1000 is dropped."""
+    result = run_cli("--help", env={"COLUMNS": columns, "LINES": columns}, timeout=60)
+    assert result.returncode == 0, result.stderr[-500:]
+    assert "Traceback" not in result.stderr
+    assert "verify" in result.stdout
+    assert max(len(line) for line in result.stdout.splitlines()) <= 1000
