@@ -201,3 +201,31 @@ def test_a_hostile_terminal_size_is_ignored(columns: str) -> None:
     assert "Traceback" not in result.stderr
     assert "verify" in result.stdout
     assert max(len(line) for line in result.stdout.splitlines()) <= 1000
+
+
+def test_export_to_a_pipe_writes_without_peeking(tmp_path: Path) -> None:
+    """``-o FIFO`` (or ``-o >(gzip > f)``): the database check opened the pipe to read its
+    first bytes and waited for ever for a writer."""
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+
+    def drain() -> None:
+        with open(fifo, "rb") as pipe:
+            received.append(pipe.read())
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    try:
+        result = run_cli(
+            "export", str(EXAMPLES / "valid.json"), "--format", "svg", "-o", str(fifo), timeout=20
+        )
+    finally:
+        if not received and reader.is_alive():
+            with open(fifo, "wb"):  # release the reader if nothing was written
+                pass
+        reader.join(10)
+    assert result.returncode == 0, result.stderr
+    assert b"<svg" in received[0]
