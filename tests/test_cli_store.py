@@ -207,7 +207,7 @@ def test_side_files_that_are_not_regular_files_are_refused(db: str, tmp_path: Pa
     to look for a hot journal); a -wal link would lead SQLite's writes elsewhere."""
     import os
 
-    assert run_cli("play", "--new", "--moves", "L", "--db", db).returncode == 0
+    assert run_cli("play", "--new", "--seed", "s", "--moves", "U", "--db", db).returncode == 0
     journal = Path(db + "-journal")
     os.mkfifo(journal)
     for command in (("list",), ("play", "--moves", "R")):
@@ -229,7 +229,9 @@ def test_a_database_reached_through_a_link_is_made_where_the_link_leads(tmp_path
     target.touch()
     link = tmp_path / "link.sqlite3"
     link.symlink_to(target)
-    assert run_cli("play", "--new", "--moves", "L", "--db", str(link)).returncode == 0
+    assert (
+        run_cli("play", "--new", "--seed", "s", "--moves", "U", "--db", str(link)).returncode == 0
+    )
     assert link.is_symlink()
     assert target.read_bytes()[:15] == b"SQLite format 3"
     dangling = tmp_path / "dangling.sqlite3"
