@@ -229,3 +229,16 @@ def test_export_to_a_pipe_writes_without_peeking(tmp_path: Path) -> None:
         reader.join(10)
     assert result.returncode == 0, result.stderr
     assert b"<svg" in received[0]
+
+
+def test_a_gif_has_at_most_20000_frames(tmp_path: Path) -> None:
+    """A record may hold 1,000,000 moves; its whole GIF would take gigabytes and minutes
+    (20,001 frames: 7 s, 120 MB, a 36 MB file).  Over the limit is a usage error."""
+    record = Path(__file__).parent / "data" / "long-20000.json"
+    out = tmp_path / "long.gif"
+    result = run_cli("export", str(record), "-f", "gif", "-o", str(out))
+    assert "a GIF of 20,001 frames is over the limit of 20,000" in one_error_line(result, 2)
+    assert not out.exists()
+    tail = run_cli("export", str(record), "-f", "gif", "--steps", "-50:", "-o", str(out))
+    assert tail.returncode == 0, tail.stderr
+    assert out.read_bytes()[:6] == b"GIF89a"
