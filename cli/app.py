@@ -7,8 +7,9 @@ every library error into one line on stderr and its documented exit code
 
 from __future__ import annotations
 
+import os
 import sys
-from typing import Annotated
+from typing import Annotated, Final
 
 import typer
 
@@ -102,9 +103,31 @@ def _tolerant_streams() -> None:
             reconfigure(errors="backslashreplace")
 
 
+#: The widest and tallest terminal believed from ``COLUMNS`` / ``LINES``.
+MAX_TERMINAL_CELLS: Final = 1_000
+
+
+def _sane_terminal_size() -> None:
+    """Drop a ``COLUMNS`` or ``LINES`` that is not a number from 1 to 1000.
+
+    Rich (Typer's help, progress bars) trusts them and pads every line to
+    the width: ``COLUMNS=999999999 twenty48 --help`` grew to 19.8 GB and
+    ran for 400 s before the kernel killed it (``COLUMNS=99999999999``: a
+    MemoryError traceback).  Without them the real terminal size is used.
+    """
+    for name in ("COLUMNS", "LINES"):
+        value = os.environ.get(name)
+        if value is None:
+            continue
+        text = value.strip()
+        if not (text.isascii() and text.isdigit() and 1 <= int(text) <= MAX_TERMINAL_CELLS):
+            del os.environ[name]
+
+
 def main() -> None:
     """Console entry point: run the app, map errors to one line and an exit code."""
     _tolerant_streams()
+    _sane_terminal_size()
     try:
         status = app(standalone_mode=False)
     except Twenty48Error as exc:

@@ -38,6 +38,12 @@ MAX_UNTIL: Final = 131_072
 #: at 2048 px at 611 MB (35 s), on the project's loaded 2-core machine.
 MIN_SIZE: Final = 120
 MAX_SIZE: Final = 1_024
+#: Frames in one ``export --format gif``: the GIF is built in memory, and a
+#: record may hold 1,000,000 moves.  20,001 frames (the 20,000-move test game,
+#: 240 px) took 7 s, 120 MB of memory and made a 36 MB file; the whole of a
+#: 1,000,000-move record would need gigabytes and minutes.  A GIF of 20,000
+#: moves is already far longer than anyone watches.
+MAX_GIF_FRAMES: Final = 20_000
 #: ``export --frame-ms``: a GIF stores frame times in 16-bit centiseconds (655 s);
 #: a minute per move is far slower than anyone watches.
 MIN_FRAME_MS: Final = 10

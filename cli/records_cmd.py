@@ -24,6 +24,7 @@ from .common import DbOption, open_store
 from .limits import (
     JOBS_HELP,
     MAX_FRAME_MS,
+    MAX_GIF_FRAMES,
     MAX_JOBS,
     MAX_SIZE,
     MAX_STEP,
@@ -46,14 +47,13 @@ class ExportFormat(StrEnum):
 
 def _protected(db: str | None, target: str | None) -> list[Path]:
     """Files ``-o`` must never replace: the database's files and the record being read."""
-    from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError
 
     from twenty48_replay.store.connection import resolve_url
 
     files = []
     try:
-        url = make_url(resolve_url(db))
+        url = resolve_url(db)
     except (ArgumentError, ValueError):
         url = None  # opening the store reports it
     if url is not None and url.get_backend_name() == "sqlite":
@@ -100,7 +100,11 @@ def export_command(
     ] = None,
     steps: Annotated[
         str | None,
-        typer.Option("--steps", help="gif: a range of steps A:B (like Python slices, e.g. 0:200)."),
+        typer.Option(
+            "--steps",
+            help="gif: a range of steps A:B (like Python slices, e.g. 0:200); "
+            f"at most {MAX_GIF_FRAMES:,} frames.",
+        ),
     ] = None,
     frame_ms: Annotated[
         int,
@@ -140,6 +144,11 @@ def export_command(
         loaded.finish()
         return
     first, last = _step_range(steps, timeline.last)
+    if last - first + 1 > MAX_GIF_FRAMES:
+        raise typer.BadParameter(
+            f"a GIF of {last - first + 1:,} frames is over the limit of {MAX_GIF_FRAMES:,}; "
+            "choose a part with --steps A:B"
+        )
     chosen = (timeline[n] for n in range(first, last + 1)) if first else _prefix(timeline, last)
     buffer = io.BytesIO()
     frames = write_replay_gif(

@@ -65,6 +65,11 @@ def check_output(output: Path, protected: Iterable[Path]) -> None:
                 "refusing to write over it"
             )
     try:
+        if not stat.S_ISREG(os.stat(output).st_mode):
+            # Only a regular file can be a database; opening a pipe to look
+            # at it blocked for ever ('-o >(gzip > f)', '-o FIFO': no writer
+            # but ourselves, and we had not started writing).
+            return
         with open(output, "rb") as existing:
             head = existing.read(len(SQLITE_HEADER))
     except OSError:

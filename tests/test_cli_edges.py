@@ -190,3 +190,55 @@ def test_every_reader_reports_an_invalid_record_alike(record: Path, tmp_path: Pa
             out.unlink()
         else:
             assert result.stdout, args
+
+
+@pytest.mark.parametrize("columns", ["99999999999", "0", "-5", "wide"])
+def test_a_hostile_terminal_size_is_ignored(columns: str) -> None:
+    """Rich pads help lines to COLUMNS: 99999999999 was a MemoryError traceback (and
+    999999999 grew to 19.8 GB); a size that is not 1..1000 is dropped."""
+    result = run_cli("--help", env={"COLUMNS": columns, "LINES": columns}, timeout=60)
+    assert result.returncode == 0, result.stderr[-500:]
+    assert "Traceback" not in result.stderr
+    assert "verify" in result.stdout
+    assert max(len(line) for line in result.stdout.splitlines()) <= 1000
+
+
+def test_export_to_a_pipe_writes_without_peeking(tmp_path: Path) -> None:
+    """``-o FIFO`` (or ``-o >(gzip > f)``): the database check opened the pipe to read its
+    first bytes and waited for ever for a writer."""
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+
+    def drain() -> None:
+        with open(fifo, "rb") as pipe:
+            received.append(pipe.read())
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    try:
+        result = run_cli(
+            "export", str(EXAMPLES / "valid.json"), "--format", "svg", "-o", str(fifo), timeout=20
+        )
+    finally:
+        if not received and reader.is_alive():
+            with open(fifo, "wb"):  # release the reader if nothing was written
+                pass
+        reader.join(10)
+    assert result.returncode == 0, result.stderr
+    assert b"<svg" in received[0]
+
+
+def test_a_gif_has_at_most_20000_frames(tmp_path: Path) -> None:
+    """A record may hold 1,000,000 moves; its whole GIF would take gigabytes and minutes
+    (20,001 frames: 7 s, 120 MB, a 36 MB file).  Over the limit is a usage error."""
+    record = Path(__file__).parent / "data" / "long-20000.json"
+    out = tmp_path / "long.gif"
+    result = run_cli("export", str(record), "-f", "gif", "-o", str(out))
+    assert "a GIF of 20,001 frames is over the limit of 20,000" in one_error_line(result, 2)
+    assert not out.exists()
+    tail = run_cli("export", str(record), "-f", "gif", "--steps", "-50:", "-o", str(out))
+    assert tail.returncode == 0, tail.stderr
+    assert out.read_bytes()[:6] == b"GIF89a"

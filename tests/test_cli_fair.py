@@ -229,3 +229,88 @@ def test_import_refuses_a_not_fair_record_and_keeps_a_fair_one_verifiable(
     again = cli("verify", "--json", "--trust", KEY_PEM, str(exported))
     assert again.returncode == 0, again.stdout
     assert json.loads(again.stdout)["fair"] == "fair"
+
+
+# ---------------------------------------------------------------- --trust URL, hostile servers
+
+
+@pytest.fixture
+def raw_server() -> Iterator[tuple[str, dict[str, Any]]]:
+    """A TCP server on a free port that answers every connection with ``answer["bytes"]``,
+    then, if ``answer["drip"]``, one byte of it per second for as long as the client reads.
+    """
+    import socket
+
+    answer: dict[str, Any] = {"bytes": b"", "drip": b""}
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    stop = threading.Event()
+
+    def serve(connection: socket.socket) -> None:
+        with connection:
+            connection.settimeout(60)
+            try:
+                connection.recv(65536)
+                connection.sendall(answer["bytes"])
+                for byte in answer["drip"]:
+                    if stop.wait(1):
+                        break
+                    connection.sendall(bytes([byte]))
+            except OSError:
+                pass
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                connection, _ = listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=serve, args=(connection,), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}", answer
+    finally:
+        stop.set()
+        listener.close()
+
+
+@pytest.mark.parametrize(
+    ("answer", "named"),
+    [
+        (b"HELLO\r\n\r\n", "BadStatusLine"),
+        (b"HTTP/1.1 200 OK\r\n" + b"X: y\r\n" * 200 + b"\r\n{}", "more than 100 headers"),
+        (b"HTTP/1.1 200 OK\r\nX: " + b"a" * 70_000 + b"\r\n\r\n{}", "LineTooLong"),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "IncompleteRead"),
+        (b"HTTP/1.1 302 Found\r\nLocation: ftp://127.0.0.1:1/k\r\n\r\n", "not http(s)"),
+    ],
+    ids=["no-status-line", "many-headers", "long-header", "bad-chunk", "redirect-to-ftp"],
+)
+def test_malformed_http_answer_is_one_line_exit_2(
+    cli: Any, raw_server: tuple[str, dict[str, Any]], answer: bytes, named: str
+) -> None:
+    """http.client's HTTPException is no OSError: each of these was a traceback (exit 1)."""
+    url, server = raw_server
+    server["bytes"] = answer
+    result = cli("verify", "--trust", url, str(RECORD))
+    assert result.returncode == 2, result.stderr
+    line = one_line_error(result.stderr)
+    assert "cannot fetch the key" in line
+    assert named in line
+
+
+def test_slow_drip_server_is_given_up_after_the_fetch_timeout(
+    cli: Any, raw_server: tuple[str, dict[str, Any]]
+) -> None:
+    """One byte a second never trips a per-read timeout; verify waited for hours before."""
+    import time
+
+    url, server = raw_server
+    server["bytes"] = b"HTTP/1.1 200 OK\r\nContent-Length: 600\r\n\r\n"
+    server["drip"] = b" " * 600
+    started = time.monotonic()
+    result = cli("verify", "--trust", url, str(RECORD), timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert "no whole answer within 10 s" in one_line_error(result.stderr)
+    assert time.monotonic() - started < 40

@@ -245,7 +245,7 @@ def test_player_names_that_are_not_utf8_are_refused_or_repaired(tmp_path: Path) 
     assert not fresh.exists()  # refused before the database was created
     logname = os.fsdecode(b"user\xff\x1b")
     env = {"LOGNAME": logname, "USER": logname, "LNAME": logname, "USERNAME": logname}
-    played = run("play", "--db", db, "--new", "--moves", "U", env=env)
+    played = run("play", "--db", db, "--new", "--seed", "s", "--moves", "U", env=env)
     assert_clean(played)
     assert played.returncode == 0, played.stderr
     listed = json.loads(run("list", "--db", db, "--json").stdout)

@@ -176,3 +176,170 @@ def test_list_and_stats(db: str) -> None:
     assert sum(stats["max_tiles"].values()) == 7
     text = run_cli("stats", "--db", db).stdout
     assert "best score" in text
+
+
+def test_a_database_path_that_is_not_a_regular_file_is_refused_and_kept(tmp_path: Path) -> None:
+    """A FIFO (like a device) reports size 0: it counted as a new database and a fresh
+    one was renamed over it (as root, ``--db /dev/null`` replaced the device node)."""
+    import os
+    import socket
+    import stat
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    sock_path = tmp_path / "sock"
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(sock_path))
+    try:
+        for target, kind in ((fifo, stat.S_ISFIFO), (sock_path, stat.S_ISSOCK)):
+            for command in (("list",), ("play", "--new", "--moves", "L"), ("check",)):
+                result = run_cli(*command, "--db", str(target), timeout=30)
+                assert result.returncode == 2, result.stderr
+                assert "not a regular file" in result.stderr
+                assert kind(os.lstat(target).st_mode)
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe", "sock"]
+    finally:
+        listener.close()
+
+
+def test_side_files_that_are_not_regular_files_are_refused(db: str, tmp_path: Path) -> None:
+    """A FIFO named like the database's -journal hung every command (SQLite opened it
+    to look for a hot journal); a -wal link would lead SQLite's writes elsewhere."""
+    import os
+
+    assert run_cli("play", "--new", "--seed", "s", "--moves", "U", "--db", db).returncode == 0
+    journal = Path(db + "-journal")
+    os.mkfifo(journal)
+    for command in (("list",), ("play", "--moves", "R")):
+        result = run_cli(*command, "--db", db, timeout=30)
+        assert result.returncode == 2, result.stderr
+        assert "cli.sqlite3-journal next to it is not a regular file" in result.stderr
+    journal.unlink()
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"precious")
+    Path(db + "-wal").symlink_to(victim)
+    result = run_cli("play", "--moves", "R", "--db", db, timeout=30)
+    assert result.returncode == 2, result.stderr
+    assert "-wal next to it is not a regular file" in result.stderr
+    assert victim.read_bytes() == b"precious"
+
+
+def test_a_database_reached_through_a_link_is_made_where_the_link_leads(tmp_path: Path) -> None:
+    target = tmp_path / "real.sqlite3"
+    target.touch()
+    link = tmp_path / "link.sqlite3"
+    link.symlink_to(target)
+    assert (
+        run_cli("play", "--new", "--seed", "s", "--moves", "U", "--db", str(link)).returncode == 0
+    )
+    assert link.is_symlink()
+    assert target.read_bytes()[:15] == b"SQLite format 3"
+    dangling = tmp_path / "dangling.sqlite3"
+    dangling.symlink_to(tmp_path / "nowhere" / "x.sqlite3")
+    result = run_cli("list", "--db", str(dangling))
+    assert result.returncode == 2
+    assert "symbolic link to nothing" in result.stderr
+
+
+def test_a_plain_path_is_the_file_name_whatever_it_holds(tmp_path: Path) -> None:
+    """'?' and '%' in a plain path were read as URL syntax: the checks ran on one file
+    and SQLite opened another ('g?mode=memory&uri=true' played into an in-memory database,
+    'b%41' wrote to 'bA')."""
+    for name in ("g?mode=memory&uri=true", "b%41", "c#d"):
+        path = tmp_path / name
+        played = run_cli("play", "--new", "--seed", "s", "--moves", "U", "--db", str(path))
+        assert played.returncode == 0, played.stderr
+        listed = run_cli("list", "--json", "--db", str(path))
+        assert listed.returncode == 0, listed.stderr
+        assert len(listed.stdout.splitlines()) == 1
+        assert path.read_bytes()[:15] == b"SQLite format 3"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b%41", "c#d", "g?mode=memory&uri=true"]
+
+
+def test_options_in_an_sqlite_url_are_refused(tmp_path: Path) -> None:
+    """The file checks work on the path; options could open another database or drop locks."""
+    url = f"sqlite:///{tmp_path / 'g.sqlite3'}?uri=true&nolock=1"
+    result = run_cli("play", "--new", "--moves", "L", "--db", url)
+    assert result.returncode == 2
+    assert "options in an SQLite URL (nolock, uri) are not supported" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_giant_stored_value_is_refused_not_loaded(db: str) -> None:
+    """SQLite allows 1 GB values and does not enforce VARCHAR(n); a 100 MB player made
+    ``show`` take about 5x the file in memory.  Every connection caps values at 64 MiB."""
+    assert run_cli("play", "--new", "--seed", "s", "--moves", "U", "--db", db).returncode == 0
+    connection = sqlite3.connect(db)
+    connection.execute("UPDATE games SET player = printf('%.*c', 70000000, 'x')")
+    connection.commit()
+    connection.close()
+    for command in (("list",), ("show", "1"), ("export", "1"), ("play", "--moves", "R")):
+        result = run_cli(*command, "--db", db)
+        assert result.returncode == 2, (command, result.stderr[-300:])
+        assert "a stored value is over 64 MiB" in result.stderr
+        assert len(result.stderr.splitlines()) == 1
+    checked = run_cli("check", "--db", db)
+    assert checked.returncode == 1
+    assert "a stored value is over 64 MiB" in checked.stdout + checked.stderr
+
+
+def test_check_reads_rows_only_from_tables(db: str) -> None:
+    """``check`` opens files that are refused for use; a recursive view named ``moves``
+    made it loop for ever."""
+    assert run_cli("play", "--new", "--seed", "s", "--moves", "U", "--db", db).returncode == 0
+    connection = sqlite3.connect(db, isolation_level=None)
+    connection.execute("ALTER TABLE moves RENAME TO old_moves")
+    connection.execute(
+        "CREATE VIEW moves AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+        "SELECT 1 AS game_id, x AS seq, 'U' AS direction, 0 AS played_ms FROM c"
+    )
+    connection.close()
+    result = run_cli("check", "--db", db, timeout=30)
+    assert result.returncode == 1, result.stderr
+    assert "games not read: not a table in this database: moves" in result.stdout
+    assert "unexpected view moves" in result.stdout
+
+
+def _hot_journal(original: bytes, page_size: int, pages: list[int]) -> bytes:
+    """An SQLite rollback journal that restores ``pages`` (1-based) of ``original``."""
+    import struct
+
+    nonce = 0x12345678
+    header = bytes.fromhex("d9d505f920a163d7") + struct.pack(
+        ">IIIII", len(pages), nonce, len(original) // page_size, 512, page_size
+    )
+    records = b""
+    for number in pages:
+        data = original[(number - 1) * page_size : number * page_size]
+        checksum = nonce + sum(data[i] for i in range(page_size - 200, 0, -200))
+        records += struct.pack(">I", number) + data + struct.pack(">I", checksum & 0xFFFFFFFF)
+    return header.ljust(512, b"\0") + records
+
+
+def test_a_rollback_journal_next_to_the_database_is_refused(db: str, tmp_path: Path) -> None:
+    """The checks read the main file alone; the first writing connection then rolled the
+    journal back into it: a hand-made journal put back a trigger, which ran on the first move
+    (the game's score became 999999)."""
+    assert run_cli("play", "--new", "--seed", "s", "--moves", "U", "--db", db).returncode == 0
+    connection = sqlite3.connect(db, isolation_level=None)
+    connection.execute("PRAGMA journal_mode = DELETE")
+    page_size = connection.execute("PRAGMA page_size").fetchone()[0]
+    clean = Path(db).read_bytes()
+    connection.execute(
+        "CREATE TRIGGER t AFTER INSERT ON moves BEGIN UPDATE games SET score = 999999; END"
+    )
+    connection.close()
+    hostile = Path(db).read_bytes()
+    pages = range(0, len(hostile), page_size)
+    changed = [
+        start // page_size + 1
+        for start in pages
+        if hostile[start : start + page_size] != clean[start : start + page_size]
+    ]
+    Path(db).write_bytes(clean)
+    Path(db + "-journal").write_bytes(_hot_journal(hostile, page_size, changed))
+    for command in (("play", "--moves", "R"), ("list",), ("check",)):
+        result = run_cli(*command, "--db", db)
+        assert result.returncode == 2, (command, result.stdout, result.stderr)
+        assert "holds a rollback journal" in result.stderr
+    assert Path(db).read_bytes() == clean

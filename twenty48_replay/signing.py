@@ -320,7 +320,7 @@ def load_trusted(path_or_url: str) -> TrustedKey:
     """The key named by ``verify --trust``: a file, or an http(s) server whose key is fetched.
 
     For a URL the key comes from ``<url>/.well-known/twenty48-key`` (or the
-    URL itself if it already ends so), with a 10 s timeout and at most
+    URL itself if it already ends so), within 10 s in all and at most
     64 KiB read.  Every failure is one :class:`KeyFileError` line (exit 2).
     """
     if path_or_url.startswith(("http://", "https://")):
@@ -329,21 +329,35 @@ def load_trusted(path_or_url: str) -> TrustedKey:
 
 
 def _fetch(url: str) -> TrustedKey:
-    import urllib.error
-    import urllib.request
+    """Fetch and parse the well-known key, the whole exchange bounded by FETCH_TIMEOUT.
+
+    A socket timeout bounds each read, not the exchange: a server that
+    sends one byte of its headers or body every few seconds kept ``verify``
+    waiting for hours.  The download runs in a daemon thread that is given
+    up after FETCH_TIMEOUT seconds (the process then ends with exit 2, and
+    the thread with it).
+    """
+    import threading
 
     target = url if url.rstrip("/").endswith(WELL_KNOWN_PATH) else url.rstrip("/") + WELL_KNOWN_PATH
-    request = urllib.request.Request(target, headers={"Accept": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=FETCH_TIMEOUT) as response:
-            data = response.read(MAX_KEY_FILE_BYTES + 1)
-    except urllib.error.HTTPError as exc:
-        raise KeyFileError(f"cannot fetch the key from {target}: HTTP {exc.code}") from None
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        reason = getattr(exc, "reason", None) or exc
-        raise KeyFileError(f"cannot fetch the key from {target}: {reason}") from None
-    if len(data) > MAX_KEY_FILE_BYTES:
-        raise KeyFileError(f"{target}: the answer is over {MAX_KEY_FILE_BYTES} bytes: not a key")
+    outcome: list[bytes | KeyFileError] = []
+
+    def download() -> None:
+        try:
+            outcome.append(_download(target))
+        except KeyFileError as exc:
+            outcome.append(exc)
+
+    worker = threading.Thread(target=download, name="twenty48-key-fetch", daemon=True)
+    worker.start()
+    worker.join(FETCH_TIMEOUT)
+    if not outcome:
+        raise KeyFileError(
+            f"cannot fetch the key from {target}: no whole answer within {FETCH_TIMEOUT:g} s"
+        )
+    data = outcome[0]
+    if isinstance(data, KeyFileError):
+        raise data
     try:
         obj = json.loads(data)
     except ValueError:
@@ -352,3 +366,44 @@ def _fetch(url: str) -> TrustedKey:
         return TrustedKey.from_well_known(obj)
     except KeyFileError as exc:
         raise KeyFileError(f"{target}: {exc}") from None
+
+
+def _download(target: str) -> bytes:
+    """The body at ``target`` (at most MAX_KEY_FILE_BYTES), or KeyFileError.
+
+    ``http.client`` reports a malformed answer (no status line, more than
+    100 headers, a header line over 64 KiB, a broken chunk) with
+    ``HTTPException``, which is not an ``OSError``: it is caught here, so a
+    hostile server gives one error line, not a traceback.  Redirects are
+    followed only to http(s) URLs (urllib would also follow one to ftp).
+    """
+    import http.client
+    import urllib.error
+    import urllib.request
+
+    class HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
+        def redirect_request(
+            self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str
+        ) -> urllib.request.Request | None:
+            if not newurl.lower().startswith(("http://", "https://")):
+                raise KeyFileError(
+                    f"cannot fetch the key from {target}: redirected to a URL that is not "
+                    f"http(s): {newurl}"
+                )
+            return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+    opener = urllib.request.build_opener(HttpOnlyRedirects)
+    request = urllib.request.Request(target, headers={"Accept": "application/json"})
+    try:
+        with opener.open(request, timeout=FETCH_TIMEOUT) as response:
+            data: bytes = response.read(MAX_KEY_FILE_BYTES + 1)
+    except urllib.error.HTTPError as exc:
+        raise KeyFileError(f"cannot fetch the key from {target}: HTTP {exc.code}") from None
+    except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
+        reason = getattr(exc, "reason", None) or exc
+        if isinstance(reason, http.client.HTTPException):
+            reason = f"not a valid HTTP answer ({type(reason).__name__}: {reason})"
+        raise KeyFileError(f"cannot fetch the key from {target}: {reason}") from None
+    if len(data) > MAX_KEY_FILE_BYTES:
+        raise KeyFileError(f"{target}: the answer is over {MAX_KEY_FILE_BYTES} bytes: not a key")
+    return data

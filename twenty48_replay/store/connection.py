@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 import time
 import uuid
 from collections.abc import Iterator
@@ -30,7 +31,7 @@ from pathlib import Path
 from typing import Any, Final
 from urllib.parse import quote
 
-from sqlalchemy import Engine, create_engine, select
+from sqlalchemy import Engine, case, create_engine, func, select
 from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
 
@@ -57,19 +58,25 @@ def default_path() -> Path:
     return user_data_path("twenty48-replay", appauthor=False) / "twenty48.sqlite3"
 
 
-def resolve_url(target: str | None) -> str:
-    """An SQLAlchemy URL for ``--db`` / ``TWENTY48_DB`` / the default path."""
+def resolve_url(target: str | None) -> URL:
+    """The SQLAlchemy URL for ``--db`` / ``TWENTY48_DB`` / the default path.
+
+    A plain path is made into a URL field by field, never by pasting it into
+    URL text: ``a?uri=true`` or ``b%41`` used to open the files ``a`` (with
+    SQLite URI options) and ``bA``.  Raises ArgumentError or ValueError for
+    text that is not a URL.
+    """
     target = target or os.environ.get(ENV_VAR) or None
     if target is None:
         path = default_path()
         path.parent.mkdir(parents=True, exist_ok=True)
-        return f"sqlite:///{path}"
+        return URL.create("sqlite", database=str(path))
     if "://" in target:
-        return target
-    return f"sqlite:///{Path(target).expanduser()}"
+        return make_url(target)
+    return URL.create("sqlite", database=str(Path(target).expanduser()))
 
 
-def describe(url: str) -> str:
+def describe(url: URL | str) -> str:
     """A URL fit for messages: the path for SQLite, no password otherwise."""
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
@@ -83,6 +90,11 @@ def driver_error(exc: SQLAlchemyError | sqlite3.Error, where: str) -> Twenty48Er
     first = message.strip().splitlines()[0] if message.strip() else type(exc).__name__
     if dialects.is_lock_error(first):
         return StoreError(f"{where}: the database is locked by another process; try again")
+    if dialects.TOO_BIG_MESSAGE in first:
+        return StoreError(
+            f"{where}: a stored value is over {dialects.MAX_VALUE_BYTES // 2**20} MiB, larger "
+            "than any this program writes; refusing to read it"
+        )
     if "file is not a database" in first or "file is encrypted" in first:
         return StoreError(f"{where}: not an SQLite database")
     if "unable to open database file" in first:
@@ -124,15 +136,26 @@ def postgresql_connect_args(url: URL) -> dict[str, Any]:
 
 
 def _parse(target: str | None) -> tuple[URL, str]:
-    url = resolve_url(target)
+    """The URL to open and its display name; refuses what cannot be checked.
+
+    An SQLite URL may not carry options (``?uri=true&mode=memory``,
+    ``?immutable=1``, ``?nolock=1``): the file checks before opening work on
+    the path, and with options the driver could open another database than
+    the one checked, or this one without its locks.
+    """
     try:
-        parsed = make_url(url)
+        parsed = resolve_url(target)
         parsed.port  # noqa: B018 - a non-numeric port raises here, not later
-        shown = describe(url)
+        shown = describe(parsed)
     except (ArgumentError, ValueError):
         raise StoreError(
             f"{target}: not a database path or URL (check the host and port)"
         ) from None
+    if parsed.get_backend_name() == "sqlite" and parsed.query:
+        raise StoreError(
+            f"{shown}: options in an SQLite URL ({', '.join(sorted(parsed.query))}) are not "
+            "supported; give the file's path (a '?' in a plain path is part of the name)"
+        )
     return parsed, shown
 
 
@@ -151,13 +174,7 @@ def open_engine(target: str | None, *, read_only: bool = False) -> tuple[Engine,
     path = Path(parsed.database) if on_disk and parsed.database else None
     needs_upgrade = False
     if path is not None:
-        try:
-            if path.is_dir():
-                raise StoreError(f"{shown}: is a directory, not a database file")
-            if not path.parent.exists():
-                raise StoreError(f"{shown}: folder {path.parent} does not exist")
-        except OSError as exc:
-            raise StoreError(f"{shown}: cannot reach the file ({exc.strerror})") from None
+        _require_regular_file(path, shown)
         if _is_new_file(path, shown):
             if read_only:
                 raise StoreError(f"{shown}: no database there yet (nothing to check)")
@@ -189,6 +206,65 @@ def open_engine(target: str | None, *, read_only: bool = False) -> tuple[Engine,
     return engine, shown
 
 
+def _require_regular_file(path: Path, shown: str) -> None:
+    """Refuse a path that is not a regular file (or nothing yet) in an existing folder.
+
+    A device, pipe or socket reports size 0, so it used to count as a new
+    database: ``--db /dev/null`` renamed a fresh database over the device
+    node (as root, ``/dev/null`` and ``/dev/zero`` became regular files), and
+    ``--db FIFO`` did the same to the pipe.  Reading one would block (a FIFO)
+    or never end (``/dev/zero``).  Symbolic links are followed: it is the
+    file they lead to that must be regular.  The ``-wal``, ``-shm`` and
+    ``-journal`` files SQLite opens beside it must be regular files too, not
+    links (SQLite writes into them): a FIFO named ``g.db-journal`` hung every
+    command on its hot-journal check.  A database of ours is in WAL mode and
+    never has a rollback journal; a non-empty ``-journal`` next to an existing
+    file is refused, because the first writing connection would roll it back
+    into the file after the read-only checks: a hand-made journal put a
+    trigger back into a file that had passed them, and the trigger ran on the
+    same command's first move.
+    """
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise StoreError(f"{shown}: cannot reach the file ({exc.strerror})") from None
+    if mode is not None and stat.S_ISDIR(mode):
+        raise StoreError(f"{shown}: is a directory, not a database file")
+    if mode is not None and not stat.S_ISREG(mode):
+        raise StoreError(
+            f"{shown}: not a regular file (a device, pipe or socket); refusing to use it "
+            "as a database"
+        )
+    real = os.path.realpath(path)  # SQLite keeps its side files next to the real file
+    for suffix in (*_SIDE_FILES, "-shm"):
+        try:
+            side = os.lstat(f"{real}{suffix}")
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise StoreError(f"{shown}{suffix}: cannot reach the file ({exc.strerror})") from None
+        if not stat.S_ISREG(side.st_mode):
+            raise StoreError(
+                f"{shown}: {Path(real).name}{suffix} next to it is not a regular file (a link, "
+                "device or pipe); refusing to open the database"
+            )
+        if suffix == "-journal" and side.st_size > 0 and mode is not None:
+            raise StoreError(
+                f"{shown}: {Path(real).name}{suffix} next to it holds a rollback journal, which "
+                "SQLite would apply after the file was checked (a database of ours never has "
+                "one); refusing to open the database"
+            )
+    try:
+        if mode is None and path.is_symlink():
+            raise StoreError(f"{shown}: a symbolic link to nothing; refusing to create through it")
+        if not path.parent.exists():
+            raise StoreError(f"{shown}: folder {path.parent} does not exist")
+    except OSError as exc:
+        raise StoreError(f"{shown}: cannot reach the file ({exc.strerror})") from None
+
+
 def _is_new_file(path: Path, shown: str) -> bool:
     """Whether ``path`` may receive a new database: missing or empty, with no journal left."""
     try:
@@ -214,9 +290,13 @@ def _create_file(path: Path, shown: str) -> None:
     then WAL mode), synced, and only then linked into place, so a crash
     never leaves a half-made file that the next run would refuse.  If
     another process created it meanwhile, its file is kept and ours dropped.
+    Through a symbolic link the database is made where the link leads (the
+    link stays a link), and an empty file is replaced only while it is
+    still an empty regular file.
     """
+    path = Path(os.path.realpath(path))
     temporary = path.with_name(f".{path.name}.new-{os.getpid()}-{uuid.uuid4().hex[:8]}")
-    engine = create_engine(f"sqlite:///{temporary}")
+    engine = create_engine(URL.create("sqlite", database=str(temporary)))
     dialects.configure_engine(engine)
     try:
         with engine.begin() as connection:
@@ -235,7 +315,8 @@ def _create_file(path: Path, shown: str) -> None:
         try:
             os.link(temporary, path)
         except FileExistsError:
-            if path.stat().st_size == 0:
+            existing = path.stat()
+            if stat.S_ISREG(existing.st_mode) and existing.st_size == 0:
                 os.replace(temporary, path)
         _fsync(path.parent)
     except SQLAlchemyError as exc:
@@ -295,6 +376,7 @@ def _read_marker(path: Path, shown: str) -> object:
     except sqlite3.Error:
         raise StoreError(f"{shown}: cannot open the database file (no permission?)") from None
     try:
+        dialects.limit_value_size(raw)
         raw.execute("PRAGMA trusted_schema = OFF")
         names = {
             str(row[0])
@@ -303,7 +385,10 @@ def _read_marker(path: Path, shown: str) -> object:
         if meta.name not in names:
             what = "it has other tables" if names else "it has no tables of ours"
             raise StoreError(f"{shown}: not a twenty48-replay database ({what})")
-        row = raw.execute(f"SELECT value FROM {meta.name} WHERE key = 'application'").fetchone()
+        row = raw.execute(
+            f"SELECT CASE WHEN length(value) <= {_MARKER_LENGTH} THEN value END "
+            f"FROM {meta.name} WHERE key = 'application'"
+        ).fetchone()
         return None if row is None else row[0]
     finally:
         raw.close()
@@ -344,13 +429,29 @@ def _validate_read_only(path: Path, shown: str, read_only: bool) -> bool:
         engine.dispose()
 
 
+#: The marker rows; no other row of the marker table is ever read.
+MARKER_KEYS: Final = ("application", "schema_version")
+#: A marker value longer than this (the column is VARCHAR(256)) reads as missing.
+_MARKER_LENGTH: Final = 256
+
+
+def marker_values(connection: Connection) -> dict[str, str]:
+    """The marker rows, each value at most 256 characters (longer ones left out).
+
+    Only the two keys are read, and a long value is never fetched: reading
+    every row, as text, made a 200 MB file with one 200 MB junk row cost
+    1 GB of memory before it was refused (SQLite does not enforce VARCHAR
+    lengths).
+    """
+    value = case((func.length(meta.c.value) <= _MARKER_LENGTH, meta.c.value), else_=None)
+    rows = connection.execute(select(meta.c.key, value).where(meta.c.key.in_(MARKER_KEYS)))
+    return {str(key): str(value) for key, value in rows if value is not None}
+
+
 def _marker(connection: Connection, shown: str) -> dict[str, str]:
     """Our marker rows, or StoreError if the database does not carry them."""
     try:
-        values = {
-            str(key): str(value)
-            for key, value in connection.execute(select(meta.c.key, meta.c.value))
-        }
+        values = marker_values(connection)
     except SQLAlchemyError:
         raise StoreError(f"{shown}: not a twenty48-replay database") from None
     if values.get("application") != APPLICATION:

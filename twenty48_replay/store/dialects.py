@@ -21,6 +21,15 @@ from sqlalchemy.engine import Connection
 APPEND_ONLY_MESSAGE: Final = "twenty48: the move log is append-only"
 SEQUENCE_MESSAGE: Final = "twenty48: move out of sequence"
 BUSY_TIMEOUT_MS: Final = 5000
+#: The largest string or blob an SQLite connection of ours reads or writes.
+#: The longest value a record can put in a row (its metadata as JSON, at most
+#: 16 MiB, each character stored as at most two) is well below it.  SQLite
+#: allows 1 GB and does not enforce ``VARCHAR(n)``: a hand-made file with a
+#: 100 MB player and a 50 MB ``extra`` made ``show`` take 488 MB, and a value
+#: near 1 GB would take gigabytes.  Over the limit SQLite refuses to load the
+#: value ("string or blob too big") before allocating it.
+MAX_VALUE_BYTES: Final = 64 * 1024 * 1024
+TOO_BIG_MESSAGE: Final = "string or blob too big"
 #: Execution option marking a connection that only reads (no write lock up front).
 READ_ONLY_OPTION: Final = "twenty48_read_only"
 #: Execution option of a write whose commit need not wait for the disk (batch imports).
@@ -83,6 +92,7 @@ def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
     # Let SQLAlchemy's "begin" event issue BEGIN itself (pysqlite's implicit
     # transactions would start a deferred one).
     dbapi_connection.isolation_level = None
+    limit_value_size(dbapi_connection)
     cursor = dbapi_connection.cursor()
     try:
         cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -91,6 +101,13 @@ def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
         cursor.execute("PRAGMA synchronous = FULL")
     finally:
         cursor.close()
+
+
+def limit_value_size(dbapi_connection: Any) -> None:
+    """Cap the size of any value the connection loads (see :data:`MAX_VALUE_BYTES`)."""
+    import sqlite3
+
+    dbapi_connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
 
 
 def prepare_new_database(engine: Engine) -> None:
