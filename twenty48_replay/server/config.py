@@ -53,8 +53,8 @@ def key_path(config: ServerConfig) -> Path:
     if config.key is not None:
         return Path(config.key).expanduser()
     url = conn.resolve_url(config.db)
-    if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
-        database = Path(url.removeprefix("sqlite:///"))
+    if url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:":
+        database = Path(url.database)
         return database.with_name(database.name + KEY_SUFFIX)
     folder = conn.default_path().parent
     folder.mkdir(parents=True, exist_ok=True)
