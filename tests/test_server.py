@@ -549,3 +549,59 @@ def test_serve_refuses_unusable_settings_in_one_line(server: ServerProcess, tmp_
         lines = result.stderr.strip().splitlines()
         assert len(lines) == 1, (args, result.stderr)
         assert lines[0].startswith("twenty48: error: ")
+
+
+def _analysed_server(tmp_path: Path) -> ServerProcess:
+    """A SQLite server in its own process group whose analysis worker has done one game."""
+    running = ServerProcess(
+        str(tmp_path / "server.sqlite3"), tmp_path, "--bot-min-moves", "1", own_group=True
+    ).start()
+    client = Client(running.url)
+    game = RemoteGame(client, "kim")
+    play_some(game, 4)
+    game.finish()
+    deadline = time.monotonic() + 120
+    while client.leaderboard()["games"][0]["engine_match_rate"] is None:
+        assert time.monotonic() < deadline, running.log_text()
+        time.sleep(0.2)
+    client.close()
+    return running
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+def test_ctrl_c_stops_serve_quietly_after_an_analysed_game(tmp_path: Path) -> None:
+    """Ctrl-C reaches the analysis worker too (one process group): it must ignore it,
+    so the log has no worker traceback, and serve exits 0."""
+    running = _analysed_server(tmp_path)
+    try:
+        assert running.children(), "the analysis worker should be running"
+        assert running.ctrl_c() == 0, running.log_text()
+    finally:
+        running.stop()
+    log = running.log_text()
+    assert "Traceback" not in log, log
+    assert "KeyboardInterrupt" not in log, log
+
+
+def test_the_analysis_worker_exits_when_serve_is_killed(tmp_path: Path) -> None:
+    running = _analysed_server(tmp_path)
+    children = running.children()
+    assert children
+    running.kill()
+    deadline = time.monotonic() + 20
+    while any(_alive(pid) for pid in children) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    left = [pid for pid in children if _alive(pid)]
+    for pid in left:  # do not leave them behind when the test fails
+        import os
+        import signal
+
+        os.kill(pid, signal.SIGKILL)
+    assert not left, "the analysis worker outlived serve"
