@@ -120,6 +120,17 @@ def test_unusable_trust_key_file_is_one_line_exit_2(cli: Any, tmp_path: Path) ->
     assert "not a PEM public key" in one_line_error(result.stderr)
 
 
+def test_trust_key_that_is_not_a_regular_file_is_refused_as_such(cli: Any, tmp_path: Path) -> None:
+    """A directory or a named pipe (which would block a plain open) is named for what it is."""
+    import os
+
+    os.mkfifo(tmp_path / "pipe.pem")
+    for path, kind in ((tmp_path, "a directory"), (tmp_path / "pipe.pem", "a named pipe")):
+        result = cli("verify", "--trust", str(path), str(RECORD), timeout=30)
+        assert result.returncode == 2
+        assert f"{path} is {kind}, not a file" in one_line_error(result.stderr)
+
+
 # ---------------------------------------------------------------- --trust URL
 
 
