@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
+import signal
 import sqlite3
 import threading
 import time
@@ -15,7 +17,7 @@ from typing import Any
 import pytest
 from conftest import EXAMPLES, run_cli
 from pg import fresh_database
-from server_harness import DroppingProxy, ServerProcess
+from server_harness import DroppingProxy, ServerProcess, free_port
 from sqlalchemy import create_engine, text
 
 from twenty48_replay.client import Client, MoveRefusedError, RemoteGame, ServerError
@@ -600,8 +602,41 @@ def test_the_analysis_worker_exits_when_serve_is_killed(tmp_path: Path) -> None:
         time.sleep(0.2)
     left = [pid for pid in children if _alive(pid)]
     for pid in left:  # do not leave them behind when the test fails
-        import os
-        import signal
-
         os.kill(pid, signal.SIGKILL)
     assert not left, "the analysis worker outlived serve"
+
+
+def test_serve_refuses_a_bad_key_before_creating_anything(tmp_path: Path) -> None:
+    """A key that is a directory is refused as such (not by its mode), and no refused
+    setting leaves a new database or a new key file behind."""
+    junk = tmp_path / "junk.pem"
+    junk.write_text("not a key", encoding="utf-8")
+    junk.chmod(0o600)
+    shared = tmp_path / "shared.pem"
+    shared.write_text("x", encoding="utf-8")
+    shared.chmod(0o644)
+    os.mkfifo(tmp_path / "fifo.pem", 0o600)
+    new_db = tmp_path / "new.sqlite3"
+    port = str(free_port())
+    cases = [
+        (str(tmp_path), "is a directory, not a file"),
+        (str(tmp_path / "fifo.pem"), "is a named pipe, not a file"),
+        (str(junk), "is not an unencrypted PEM private key"),
+        (str(shared), "chmod 600"),
+        (str(tmp_path / "none" / "k.pem"), "cannot create key file"),
+    ]
+    for key, reason in cases:
+        result = run_cli("serve", "--db", str(new_db), "--key", key, "--port", port, timeout=60)
+        assert result.returncode == 2, (key, result.stderr)
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1, (key, result.stderr)
+        assert lines[0].startswith("twenty48: error: ")
+        assert reason in lines[0], (key, lines[0])
+        assert "mode" not in lines[0] or key == str(shared)
+        assert not new_db.exists(), key
+    # An unusable database with the default key beside it: no key is made.
+    foreign = tmp_path / "foreign.txt"
+    foreign.write_text("not a database\n", encoding="utf-8")
+    result = run_cli("serve", "--db", str(foreign), "--port", port, timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert not Path(str(foreign) + ".server-key.pem").exists()
