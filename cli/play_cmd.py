@@ -146,6 +146,12 @@ def play_on_server(
     """``--server``: a new fair game there (scripted with ``--moves``, else in the UI)."""
     if game is not None or seed is not None:
         raise typer.BadParameter("--server plays a new fair game: no --game or --seed")
+    from twenty48_replay.client import ServerUrlError, server_url
+
+    try:
+        server_url(url)
+    except ServerUrlError as exc:
+        raise typer.BadParameter(f"--server: {exc.reason}") from None
     if client_seed is not None:
         from twenty48_replay.fair import validate_client_seed
 

@@ -8,16 +8,18 @@ import json
 import os
 import signal
 import sqlite3
+import subprocess
 import threading
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import EXAMPLES, run_cli
+from conftest import EXAMPLES, VECTORS, run_cli
 from pg import fresh_database
-from server_harness import DroppingProxy, ServerProcess, free_port
+from server_harness import TWENTY48, DroppingProxy, ServerProcess, free_port
 from sqlalchemy import create_engine, text
 
 from twenty48_replay.client import Client, MoveRefusedError, RemoteGame, ServerError
@@ -640,3 +642,76 @@ def test_serve_refuses_a_bad_key_before_creating_anything(tmp_path: Path) -> Non
     result = run_cli("serve", "--db", str(foreign), "--port", port, timeout=60)
     assert result.returncode == 2, result.stderr
     assert not Path(str(foreign) + ".server-key.pem").exists()
+
+
+@pytest.fixture
+def sqlite_server(tmp_path: Path) -> Iterator[ServerProcess]:
+    with ServerProcess(str(tmp_path / "server.sqlite3"), tmp_path, "--no-analysis") as running:
+        yield running
+
+
+def no_game_on(server: ServerProcess) -> bool:
+    try:
+        Client(server.url).game(1)
+    except ServerError as exc:
+        return exc.status == 404
+    return False
+
+
+def test_play_server_checks_the_local_store_before_playing(
+    sqlite_server: ServerProcess, tmp_path: Path
+) -> None:
+    """An unusable --db stops play --server before a game exists on the server (scripted and
+    UI: the UI run under a real terminal, a pty)."""
+    import pty
+
+    foreign = tmp_path / "foreign.txt"
+    foreign.write_text("not a database\n", encoding="utf-8")
+    scripted = run_cli("play", "--server", sqlite_server.url, "--moves", "LR", "--db", str(foreign))
+    assert scripted.returncode == 2, scripted.stderr
+    assert len(scripted.stderr.splitlines()) == 1, scripted.stderr
+    assert no_game_on(sqlite_server)
+    leader, follower = pty.openpty()
+    try:
+        command = [str(TWENTY48), "play", "--server", sqlite_server.url, "--db", str(foreign)]
+        ui = subprocess.run(
+            command, stdin=follower, stdout=follower, stderr=subprocess.PIPE, timeout=60
+        )
+    finally:
+        os.close(follower)
+        os.close(leader)
+    assert ui.returncode == 2, ui.stderr
+    assert b"not an SQLite database" in ui.stderr, ui.stderr
+    assert no_game_on(sqlite_server)
+
+
+def test_play_server_url_with_a_trailing_slash(sqlite_server: ServerProcess) -> None:
+    result = run_cli("play", "--server", sqlite_server.url + "/", "--moves", "LR")
+    assert result.returncode in (0, 1), result.stderr
+    assert result.stdout.startswith(f"game 1 on {sqlite_server.url}  commitment ")
+    where = result.stderr.split("record at ", 1)[1].split(",", 1)[0]
+    assert where == f"{sqlite_server.url}/api/games/1/record"
+    with urllib.request.urlopen(where, timeout=30) as answer:
+        assert json.loads(answer.read())["fair"]["game_id"] == 1
+
+
+def test_server_addresses_and_reachability_exit_codes(tmp_path: Path) -> None:
+    """Not a URL is a usage error (2) with a hint; an unreachable server is 2 in play --server
+    as in verify --trust; verify --trust host:port hints at http://."""
+    record = str(VECTORS / "fair" / "record.json")
+    port = free_port()
+    local = str(tmp_path / "local.sqlite3")
+    bare = run_cli("play", "--server", f"127.0.0.1:{port}", "--moves", "L", "--db", local)
+    assert bare.returncode == 2, bare.stderr
+    assert "http://" in bare.stderr
+    assert len(bare.stderr.splitlines()) == 1
+    unreachable = run_cli("play", "--server", f"http://127.0.0.1:{port}", "--moves", "L")
+    assert unreachable.returncode == 2, unreachable.stderr
+    assert f"cannot reach http://127.0.0.1:{port}" in unreachable.stderr
+    fetch = run_cli("verify", "--trust", f"http://127.0.0.1:{port}", record)
+    assert fetch.returncode == unreachable.returncode
+    hint = run_cli("verify", "--trust", f"127.0.0.1:{port}", record)
+    assert hint.returncode == 2
+    assert f"a server URL starts with http:// or https://, e.g. http://127.0.0.1:{port}" in (
+        hint.stderr
+    )

@@ -54,7 +54,8 @@ def test_play_ui_on_a_server(tmp_path: Path) -> None:
         assert server_log_letters(db, game.id) == game.letters
         assert "no hints" in statuses[0]
         record = game.finish()
-        local_id = keep_record(local, game, record)
+        with Store(local) as store:
+            local_id = keep_record(store, game, record)
         client.close()
     with Store(local) as store:
         exported = store.export_record(local_id).to_dict()

@@ -359,9 +359,18 @@ def load_trusted(path_or_url: str) -> TrustedKey:
     URL itself if it already ends so), with a 10 s timeout and at most
     64 KiB read.  Every failure is one :class:`KeyFileError` line (exit 2).
     """
-    if path_or_url.startswith(("http://", "https://")):
+    if path_or_url.lower().startswith(("http://", "https://")):
         return _fetch(path_or_url)
-    return TrustedKey.from_file(Path(path_or_url))
+    try:
+        return TrustedKey.from_file(Path(path_or_url))
+    except KeyFileError as exc:
+        if ":" in path_or_url and not os.path.lexists(path_or_url):
+            # "127.0.0.1:8048", "localhost:8048/", "ftp://...": meant as a server.
+            raise KeyFileError(
+                f"{exc}; a server URL starts with http:// or https://, "
+                f"e.g. http://{path_or_url.split('://')[-1]}"
+            ) from None
+        raise
 
 
 def _fetch(url: str) -> TrustedKey:
