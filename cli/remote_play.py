@@ -29,6 +29,16 @@ def trusted_key(client: Client) -> Any:
     return TrustedKey.from_well_known(client.key())
 
 
+def revealed(game: RemoteGame, record: dict[str, Any]) -> str:
+    """What the checked record proves, for the player to see at the end."""
+    fair = record.get("fair")
+    seed = fair.get("server_seed") if isinstance(fair, dict) else None
+    return (
+        f"server seed revealed: {seed}; commitment checked: its SHA-256 is "
+        f"{game.commitment}, sent before the first move; signature checked"
+    )
+
+
 def keep_record(store: Store, game: RemoteGame, record: dict[str, Any]) -> int:
     """Check the signed record and store it locally; returns the local game id.
 
@@ -85,6 +95,7 @@ def scripted_remote_play(
     warn(
         f"finished and signed; record at {client.record_url(game.id)}, kept locally as game {local}"
     )
+    warn(revealed(game, record))
     if refused is not None:
         fail(refused)
         raise typer.Exit(EXIT_FAILED)
@@ -109,3 +120,4 @@ def remote_ui_play(url: str, *, player: str, db: str | None, client_seed: str | 
         f"fair game {game.id}: score {state.score}, {state.moves} moves, finished and signed; "
         f"record at {client.record_url(game.id)}, kept locally as game {local}"
     )
+    warn(revealed(game, record))

@@ -692,7 +692,10 @@ def test_play_server_url_with_a_trailing_slash(sqlite_server: ServerProcess) -> 
     where = result.stderr.split("record at ", 1)[1].split(",", 1)[0]
     assert where == f"{sqlite_server.url}/api/games/1/record"
     with urllib.request.urlopen(where, timeout=30) as answer:
-        assert json.loads(answer.read())["fair"]["game_id"] == 1
+        fair = json.loads(answer.read())["fair"]
+    assert fair["game_id"] == 1
+    # The end says what was revealed and checked.
+    assert f"server seed revealed: {fair['server_seed']}; commitment checked" in result.stderr
 
 
 def test_server_addresses_and_reachability_exit_codes(tmp_path: Path) -> None:
