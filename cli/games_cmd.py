@@ -48,6 +48,7 @@ def list_command(
                     "won": g.won,
                     "over": g.over,
                     "assisted": g.assisted,
+                    "sealed": g.sealed,
                 }
             )
         return
@@ -56,7 +57,9 @@ def list_command(
         return
     emit(f"{'id':>5}  {'played':16}  {'score':>8}  {'max':>6}  {'moves':>6}  state")
     for g in games:
-        label = g.state_label + (" (assisted)" if g.assisted else "")
+        label = g.state_label + "".join(
+            f" ({flag})" for flag, on in (("assisted", g.assisted), ("signed", g.sealed)) if on
+        )
         emit(
             f"{g.id:>5}  {local_time(g.updated_ms):16}  {g.score:>8}  {g.max_tile:>6}  "
             f"{g.move_count:>6}  {label}"
@@ -75,9 +78,13 @@ def show_command(
     with open_store(db) as store:
         info, record = store.game_record(game_id)
     if as_json:
-        emit_json({"id": info.id, "state": info.state_label, **record.to_dict()})
+        emit_json(
+            {"id": info.id, "state": info.state_label, "sealed": info.sealed, **record.to_dict()}
+        )
         return
     flags = [info.state_label] + (["assisted"] if info.assisted else [])
+    if info.sealed:
+        flags.append("signed fair-play record")
     player = printable(info.player) if info.player else "-"
     emit(f"game {info.id}  seed {printable(repr(info.seed))}  player {player}")
     emit(f"started {local_time(info.created_ms)}  last move {local_time(info.updated_ms)}")

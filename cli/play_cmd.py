@@ -2,7 +2,8 @@
 
 Which game: ``--game ID`` that game; ``--new`` or ``--seed S`` a new one;
 otherwise the latest unfinished game (as the browser original resumes),
-or a new one when there is none.
+or a new one when there is none.  A signed fair-play record kept locally is
+sealed: never resumed, and ``--game ID`` on it is refused (exit 1).
 """
 
 from __future__ import annotations
@@ -15,7 +16,13 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from twenty48_replay.board import Direction
-from twenty48_replay.errors import EXIT_FAILED, NullMoveError, RecordError, Twenty48Error
+from twenty48_replay.errors import (
+    EXIT_FAILED,
+    NullMoveError,
+    RecordError,
+    SealedGameError,
+    Twenty48Error,
+)
 from twenty48_replay.rng import seed_key
 
 from .common import DbOption, checked_player, open_store
@@ -53,7 +60,10 @@ def choose_session(
         except RecordError as exc:
             raise typer.BadParameter(f"--seed: {exc.reason}") from None
     if game is not None:
-        return store.open_game(game)
+        session = store.open_game(game)
+        if session.sealed:  # refused before the UI opens or a letter is read
+            raise SealedGameError(game)
+        return session
     if not new and seed is None:
         latest = store.resume_latest()
         if latest is not None:
@@ -136,6 +146,12 @@ def play_on_server(
     """``--server``: a new fair game there (scripted with ``--moves``, else in the UI)."""
     if game is not None or seed is not None:
         raise typer.BadParameter("--server plays a new fair game: no --game or --seed")
+    from twenty48_replay.client import ServerUrlError, server_url
+
+    try:
+        server_url(url)
+    except ServerUrlError as exc:
+        raise typer.BadParameter(f"--server: {exc.reason}") from None
     if client_seed is not None:
         from twenty48_replay.fair import validate_client_seed
 

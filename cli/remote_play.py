@@ -7,16 +7,19 @@ and kept in the local store as well.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from twenty48_replay.client import Client, MoveRefusedError, RemoteGame, ServerError
+from twenty48_replay.client import Client, MoveRefusedError, RemoteGame
 from twenty48_replay.errors import EXIT_FAILED, Twenty48Error
 
 from .common import open_store
 from .output import emit, fail, warn
 from .render import board_text, summary_line
+
+if TYPE_CHECKING:
+    from twenty48_replay.store import Store
 
 
 def trusted_key(client: Client) -> Any:
@@ -26,21 +29,38 @@ def trusted_key(client: Client) -> Any:
     return TrustedKey.from_well_known(client.key())
 
 
-def keep_record(db: str | None, game: RemoteGame, record: dict[str, Any]) -> int:
-    """Check the signed record and store it locally; returns the local game id."""
+def revealed(game: RemoteGame, record: dict[str, Any]) -> str:
+    """What the checked record proves, for the player to see at the end."""
+    fair = record.get("fair")
+    seed = fair.get("server_seed") if isinstance(fair, dict) else None
+    return (
+        f"server seed revealed: {seed}; commitment checked: its SHA-256 is "
+        f"{game.commitment}, sent before the first move; signature checked"
+    )
+
+
+def keep_record(store: Store, game: RemoteGame, record: dict[str, Any]) -> int:
+    """Check the signed record and store it locally; returns the local game id.
+
+    The store is opened by the caller before the game is created on the
+    server, so a local database that cannot be used stops the command
+    before anything is played (a fair game cannot be replayed later).
+    """
     from twenty48_replay.record import Record
 
     problems = game.check_record(record, trusted_key(game.client))
     if problems:
         raise Twenty48Error(f"the server's record of game {game.id} is not fair: {problems[0]}")
-    with open_store(db) as store:
-        return store.import_record(Record.from_dict(record)).game_id
+    return store.import_record(Record.from_dict(record)).game_id
 
 
 def scripted_remote_play(
     url: str, moves: str, *, player: str, db: str | None, client_seed: str | None
 ) -> None:
-    """Play a move string on the server, finish the game, keep its record; exit 1 if refused."""
+    """Play a move string on the server, finish the game, keep its record; exit 1 if refused.
+
+    A refused letter ends the game: it is finished and signed as it stands.
+    """
     letters = "".join(moves.split()).upper()
     bad = next((i for i, ch in enumerate(letters) if ch not in "UDLR"), None)
     if bad is not None:
@@ -49,34 +69,33 @@ def scripted_remote_play(
         )
     client = Client(url)
     try:
-        game = RemoteGame(client, player, client_seed)
-        refused: str | None = None
-        for index, letter in enumerate(letters, 1):
-            if game.finished:
-                refused = f"letter {index} of --moves ({letter}) refused: the game is over"
-                break
-            try:
-                game.play(letter)
-            except MoveRefusedError as exc:
-                refused = f"letter {index} of --moves ({letter}) refused: {exc.reason}"
-                break
-        record = game.finish()
-        local = keep_record(db, game, record)
-    except ServerError as exc:
-        raise Twenty48Error(str(exc)) from None
+        with open_store(db) as store:
+            game = RemoteGame(client, player, client_seed)
+            refused: str | None = None
+            for index, letter in enumerate(letters, 1):
+                if game.finished:
+                    refused = f"letter {index} of --moves ({letter}) refused: the game is over"
+                    break
+                try:
+                    game.play(letter)
+                except MoveRefusedError as exc:
+                    refused = f"letter {index} of --moves ({letter}) refused: {exc.reason}"
+                    break
+            record = game.finish()
+            local = keep_record(store, game, record)
     finally:
         client.close()
     state = game.state
     flags = ["won"] if state.won else []
     if state.over:
         flags.append("over")
-    emit(f"game {game.id} on {url}  commitment {game.commitment}")
+    emit(f"game {game.id} on {client.url}  commitment {game.commitment}")
     emit(summary_line(state.score, state.moves, state.max_tile, flags))
     emit(board_text(state.board))
     warn(
-        f"finished and signed; record at {url}/api/games/{game.id}/record, "
-        f"kept locally as game {local}"
+        f"finished and signed; record at {client.record_url(game.id)}, kept locally as game {local}"
     )
+    warn(revealed(game, record))
     if refused is not None:
         fail(refused)
         raise typer.Exit(EXIT_FAILED)
@@ -88,17 +107,17 @@ def remote_ui_play(url: str, *, player: str, db: str | None, client_seed: str | 
 
     client = Client(url)
     try:
-        game = RemoteGame(client, player, client_seed)
         with open_store(db) as store:
-            run_remote_app(store, RemoteSession(game))
-        record = game.finish()
-        local = keep_record(db, game, record)
-    except ServerError as exc:
-        raise Twenty48Error(str(exc)) from None
+            game = RemoteGame(client, player, client_seed)
+            session = RemoteSession(game)
+            run_remote_app(store, session)
+            record = game.finish()
+            local = keep_record(store, game, record)
     finally:
         client.close()
     state = game.state
     warn(
         f"fair game {game.id}: score {state.score}, {state.moves} moves, finished and signed; "
-        f"record at {url}/api/games/{game.id}/record, kept locally as game {local}"
+        f"record at {client.record_url(game.id)}, kept locally as game {local}"
     )
+    warn(revealed(game, record))

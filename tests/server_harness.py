@@ -25,8 +25,12 @@ def free_port() -> int:
 class ServerProcess:
     """``twenty48 serve`` on 127.0.0.1; its stdout and stderr go to ``log_path``."""
 
-    def __init__(self, db: str, folder: Path, *args: str, port: int | None = None) -> None:
+    def __init__(
+        self, db: str, folder: Path, *args: str, port: int | None = None, own_group: bool = False
+    ) -> None:
+        """``own_group``: run in a new process group, so :meth:`ctrl_c` reaches all of it."""
         self.db = db
+        self.own_group = own_group
         self.folder = folder
         self.args = args
         self.port = port or free_port()
@@ -41,7 +45,11 @@ class ServerProcess:
         command = [str(TWENTY48), "serve", "--db", self.db, "--port", str(self.port), *self.args]
         with log.open("wb") as out:
             self.process = subprocess.Popen(
-                command, stdout=out, stderr=subprocess.STDOUT, env={**os.environ}
+                command,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env={**os.environ},
+                process_group=0 if self.own_group else None,
             )
         deadline = time.monotonic() + timeout
         while True:
@@ -56,6 +64,28 @@ class ServerProcess:
             if time.monotonic() > deadline:
                 raise AssertionError(f"server not ready: {log.read_text(errors='replace')}")
             time.sleep(0.1)
+
+    def ctrl_c(self, timeout: float = 30) -> int:
+        """SIGINT to the server's whole process group, as Ctrl-C in its terminal; its exit code."""
+        assert self.process is not None
+        assert self.own_group, "ctrl_c needs own_group=True"
+        os.killpg(self.process.pid, signal.SIGINT)
+        return self.process.wait(timeout=timeout)
+
+    def children(self) -> list[int]:
+        """Process ids whose parent is the server (its analysis worker, ...), from /proc."""
+        assert self.process is not None
+        found = []
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    stat = (entry / "stat").read_text()
+                except OSError:
+                    continue
+                fields = stat.rpartition(")")[2].split()
+                if fields[0] != "Z" and int(fields[1]) == self.process.pid:
+                    found.append(int(entry.name))
+        return found
 
     def kill(self) -> None:
         assert self.process is not None

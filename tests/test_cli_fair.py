@@ -120,6 +120,17 @@ def test_unusable_trust_key_file_is_one_line_exit_2(cli: Any, tmp_path: Path) ->
     assert "not a PEM public key" in one_line_error(result.stderr)
 
 
+def test_trust_key_that_is_not_a_regular_file_is_refused_as_such(cli: Any, tmp_path: Path) -> None:
+    """A directory or a named pipe (which would block a plain open) is named for what it is."""
+    import os
+
+    os.mkfifo(tmp_path / "pipe.pem")
+    for path, kind in ((tmp_path, "a directory"), (tmp_path / "pipe.pem", "a named pipe")):
+        result = cli("verify", "--trust", str(path), str(RECORD), timeout=30)
+        assert result.returncode == 2
+        assert f"{path} is {kind}, not a file" in one_line_error(result.stderr)
+
+
 # ---------------------------------------------------------------- --trust URL
 
 
@@ -314,3 +325,46 @@ def test_slow_drip_server_is_given_up_after_the_fetch_timeout(
     assert result.returncode == 2, result.stderr
     assert "no whole answer within 10 s" in one_line_error(result.stderr)
     assert time.monotonic() - started < 40
+
+
+def test_a_signed_record_kept_locally_is_sealed(cli: Any, tmp_path: Path) -> None:
+    """A fair game ended before game over is never resumed and takes no local move, so its
+    signature stays good; list and show label it (a new key, the old ones unchanged)."""
+    from twenty48_replay.errors import SealedGameError
+    from twenty48_replay.store import Store
+
+    db = str(tmp_path / "t.sqlite3")
+    assert cli("import", "--db", db, str(RECORD)).returncode == 0
+    listed = json.loads(cli("list", "--json", "--db", db).stdout)
+    assert (listed["id"], listed["over"], listed["sealed"]) == (1, False, True)
+    shown = json.loads(cli("show", "--json", "1", "--db", db).stdout)
+    assert (shown["state"], shown["sealed"]) == ("playing", True)
+    assert "(signed)" in cli("list", "--db", db).stdout
+    assert "signed fair-play record" in cli("show", "1", "--db", db).stdout
+    # Plain play starts a new game instead of resuming the signed one.
+    resumed = cli("play", "--db", db, "--moves", "U")
+    assert resumed.returncode in (0, 1), resumed.stderr
+    assert resumed.stdout.startswith("game 2 ")
+    # --game on it is refused in one line, exit 1, with nothing stored.
+    refused = cli("play", "--db", db, "--game", "1", "--moves", "U")
+    assert refused.returncode == 1
+    assert one_line_error(refused.stderr) == (
+        "twenty48: error: game 1 is a signed fair-play record; it takes no more moves"
+    )
+    assert refused.stdout == ""
+    with Store(db) as store:
+        session = store.open_game(1)
+        assert session.sealed
+        with pytest.raises(SealedGameError):
+            session.play(session.state.board.valid_directions()[0])
+        with pytest.raises(SealedGameError):
+            session.mark_assisted()
+        latest = store.resume_latest()
+        assert latest is not None
+        assert (latest.id, latest.sealed) == (2, False)
+    exported = tmp_path / "out.json"
+    assert cli("export", "--db", db, "1", "-o", str(exported)).returncode == 0
+    assert json.loads(exported.read_text())["moves"] == load_json(RECORD)["moves"]
+    again = cli("verify", "--json", "--trust", KEY_PEM, str(exported))
+    assert again.returncode == 0, again.stdout
+    assert json.loads(again.stdout)["fair"] == "fair"

@@ -5,17 +5,21 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
+import signal
 import sqlite3
+import subprocess
 import threading
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import EXAMPLES, run_cli
+from conftest import EXAMPLES, VECTORS, run_cli
 from pg import fresh_database
-from server_harness import DroppingProxy, ServerProcess
+from server_harness import TWENTY48, DroppingProxy, ServerProcess, free_port
 from sqlalchemy import create_engine, text
 
 from twenty48_replay.client import Client, MoveRefusedError, RemoteGame, ServerError
@@ -549,3 +553,168 @@ def test_serve_refuses_unusable_settings_in_one_line(server: ServerProcess, tmp_
         lines = result.stderr.strip().splitlines()
         assert len(lines) == 1, (args, result.stderr)
         assert lines[0].startswith("twenty48: error: ")
+
+
+def _analysed_server(tmp_path: Path) -> ServerProcess:
+    """A SQLite server in its own process group whose analysis worker has done one game."""
+    running = ServerProcess(
+        str(tmp_path / "server.sqlite3"), tmp_path, "--bot-min-moves", "1", own_group=True
+    ).start()
+    client = Client(running.url)
+    game = RemoteGame(client, "kim")
+    play_some(game, 4)
+    game.finish()
+    deadline = time.monotonic() + 120
+    while client.leaderboard()["games"][0]["engine_match_rate"] is None:
+        assert time.monotonic() < deadline, running.log_text()
+        time.sleep(0.2)
+    client.close()
+    return running
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+def test_ctrl_c_stops_serve_quietly_after_an_analysed_game(tmp_path: Path) -> None:
+    """Ctrl-C reaches the analysis worker too (one process group): it must ignore it,
+    so the log has no worker traceback, and serve exits 0."""
+    running = _analysed_server(tmp_path)
+    try:
+        assert running.children(), "the analysis worker should be running"
+        assert running.ctrl_c() == 0, running.log_text()
+    finally:
+        running.stop()
+    log = running.log_text()
+    assert "Traceback" not in log, log
+    assert "KeyboardInterrupt" not in log, log
+
+
+def test_the_analysis_worker_exits_when_serve_is_killed(tmp_path: Path) -> None:
+    running = _analysed_server(tmp_path)
+    children = running.children()
+    assert children
+    running.kill()
+    deadline = time.monotonic() + 20
+    while any(_alive(pid) for pid in children) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    left = [pid for pid in children if _alive(pid)]
+    for pid in left:  # do not leave them behind when the test fails
+        os.kill(pid, signal.SIGKILL)
+    assert not left, "the analysis worker outlived serve"
+
+
+def test_serve_refuses_a_bad_key_before_creating_anything(tmp_path: Path) -> None:
+    """A key that is a directory is refused as such (not by its mode), and no refused
+    setting leaves a new database or a new key file behind."""
+    junk = tmp_path / "junk.pem"
+    junk.write_text("not a key", encoding="utf-8")
+    junk.chmod(0o600)
+    shared = tmp_path / "shared.pem"
+    shared.write_text("x", encoding="utf-8")
+    shared.chmod(0o644)
+    os.mkfifo(tmp_path / "fifo.pem", 0o600)
+    new_db = tmp_path / "new.sqlite3"
+    port = str(free_port())
+    cases = [
+        (str(tmp_path), "is a directory, not a file"),
+        (str(tmp_path / "fifo.pem"), "is a named pipe, not a file"),
+        (str(junk), "is not an unencrypted PEM private key"),
+        (str(shared), "chmod 600"),
+        (str(tmp_path / "none" / "k.pem"), "cannot create key file"),
+    ]
+    for key, reason in cases:
+        result = run_cli("serve", "--db", str(new_db), "--key", key, "--port", port, timeout=60)
+        assert result.returncode == 2, (key, result.stderr)
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1, (key, result.stderr)
+        assert lines[0].startswith("twenty48: error: ")
+        assert reason in lines[0], (key, lines[0])
+        assert "mode" not in lines[0] or key == str(shared)
+        assert not new_db.exists(), key
+    # An unusable database with the default key beside it: no key is made.
+    foreign = tmp_path / "foreign.txt"
+    foreign.write_text("not a database\n", encoding="utf-8")
+    result = run_cli("serve", "--db", str(foreign), "--port", port, timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert not Path(str(foreign) + ".server-key.pem").exists()
+
+
+@pytest.fixture
+def sqlite_server(tmp_path: Path) -> Iterator[ServerProcess]:
+    with ServerProcess(str(tmp_path / "server.sqlite3"), tmp_path, "--no-analysis") as running:
+        yield running
+
+
+def no_game_on(server: ServerProcess) -> bool:
+    try:
+        Client(server.url).game(1)
+    except ServerError as exc:
+        return exc.status == 404
+    return False
+
+
+def test_play_server_checks_the_local_store_before_playing(
+    sqlite_server: ServerProcess, tmp_path: Path
+) -> None:
+    """An unusable --db stops play --server before a game exists on the server (scripted and
+    UI: the UI run under a real terminal, a pty)."""
+    import pty
+
+    foreign = tmp_path / "foreign.txt"
+    foreign.write_text("not a database\n", encoding="utf-8")
+    scripted = run_cli("play", "--server", sqlite_server.url, "--moves", "LR", "--db", str(foreign))
+    assert scripted.returncode == 2, scripted.stderr
+    assert len(scripted.stderr.splitlines()) == 1, scripted.stderr
+    assert no_game_on(sqlite_server)
+    leader, follower = pty.openpty()
+    try:
+        command = [str(TWENTY48), "play", "--server", sqlite_server.url, "--db", str(foreign)]
+        ui = subprocess.run(
+            command, stdin=follower, stdout=follower, stderr=subprocess.PIPE, timeout=60
+        )
+    finally:
+        os.close(follower)
+        os.close(leader)
+    assert ui.returncode == 2, ui.stderr
+    assert b"not an SQLite database" in ui.stderr, ui.stderr
+    assert no_game_on(sqlite_server)
+
+
+def test_play_server_url_with_a_trailing_slash(sqlite_server: ServerProcess) -> None:
+    result = run_cli("play", "--server", sqlite_server.url + "/", "--moves", "LR")
+    assert result.returncode in (0, 1), result.stderr
+    assert result.stdout.startswith(f"game 1 on {sqlite_server.url}  commitment ")
+    where = result.stderr.split("record at ", 1)[1].split(",", 1)[0]
+    assert where == f"{sqlite_server.url}/api/games/1/record"
+    with urllib.request.urlopen(where, timeout=30) as answer:
+        fair = json.loads(answer.read())["fair"]
+    assert fair["game_id"] == 1
+    # The end says what was revealed and checked.
+    assert f"server seed revealed: {fair['server_seed']}; commitment checked" in result.stderr
+
+
+def test_server_addresses_and_reachability_exit_codes(tmp_path: Path) -> None:
+    """Not a URL is a usage error (2) with a hint; an unreachable server is 2 in play --server
+    as in verify --trust; verify --trust host:port hints at http://."""
+    record = str(VECTORS / "fair" / "record.json")
+    port = free_port()
+    local = str(tmp_path / "local.sqlite3")
+    bare = run_cli("play", "--server", f"127.0.0.1:{port}", "--moves", "L", "--db", local)
+    assert bare.returncode == 2, bare.stderr
+    assert "http://" in bare.stderr
+    assert len(bare.stderr.splitlines()) == 1
+    unreachable = run_cli("play", "--server", f"http://127.0.0.1:{port}", "--moves", "L")
+    assert unreachable.returncode == 2, unreachable.stderr
+    assert f"cannot reach http://127.0.0.1:{port}" in unreachable.stderr
+    fetch = run_cli("verify", "--trust", f"http://127.0.0.1:{port}", record)
+    assert fetch.returncode == unreachable.returncode
+    hint = run_cli("verify", "--trust", f"127.0.0.1:{port}", record)
+    assert hint.returncode == 2
+    assert f"a server URL starts with http:// or https://, e.g. http://127.0.0.1:{port}" in (
+        hint.stderr
+    )

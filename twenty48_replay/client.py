@@ -15,11 +15,11 @@ import http.client
 import json
 import time
 import urllib.parse
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from twenty48_replay import fair
 from twenty48_replay.board import Board
-from twenty48_replay.errors import RecordError, Twenty48Error
+from twenty48_replay.errors import EXIT_UNUSABLE, RecordError, Twenty48Error
 from twenty48_replay.game import GameState
 
 RETRIES: Final = 6
@@ -40,18 +40,58 @@ class ServerError(Twenty48Error):
         super().__init__(where + reason)
 
 
+class UnreachableError(ServerError):
+    """The server could not be reached (or kept failing): unusable input, exit 2.
+
+    The same exit code as ``verify --trust`` on a server it cannot fetch the key from.
+    """
+
+    exit_code: ClassVar[int] = EXIT_UNUSABLE
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(None, reason)
+
+
+class ServerUrlError(ServerError):
+    """The text given is not a server URL (exit 2)."""
+
+    exit_code: ClassVar[int] = EXIT_UNUSABLE
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(None, reason)
+
+
+def server_url(url: str) -> str:
+    """The base URL of a server, normalised once: ``http(s)://host[:port][/prefix]``.
+
+    Trailing slashes, a query and a fragment are dropped, so every path
+    joined to it (``/api/...``) is one URL, never ``//api/...``.
+    :class:`ServerUrlError` for text that is not an http(s) URL with a host.
+    """
+    hint = "a server URL starts with http:// or https://, e.g. http://127.0.0.1:8048"
+    try:
+        parsed = urllib.parse.urlsplit(url.strip())
+        port = parsed.port
+    except ValueError as exc:
+        raise ServerUrlError(f"{url!r} is not a server URL ({exc}); {hint}") from None
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise ServerUrlError(f"{url!r} is not a server URL: {hint}")
+    if port == 0:
+        raise ServerUrlError(f"{url!r} is not a server URL: port 0")
+    return urllib.parse.urlunsplit((parsed.scheme, parsed.netloc, parsed.path.rstrip("/"), "", ""))
+
+
 class Client:
     """JSON over HTTP to one server, retried on dropped connections."""
 
     def __init__(self, url: str, *, timeout: float = TIMEOUT, retries: int = RETRIES) -> None:
-        parsed = urllib.parse.urlsplit(url)
-        if parsed.scheme not in ("http", "https") or not parsed.hostname:
-            raise ServerError(None, f"{url!r} is not an http(s) server URL")
-        self.url = url.rstrip("/")
+        #: The normalised base URL (see :func:`server_url`): what messages show.
+        self.url = server_url(url)
+        parsed = urllib.parse.urlsplit(self.url)
         self.scheme = parsed.scheme
-        self.host = parsed.hostname
+        self.host = parsed.hostname or ""
         self.port = parsed.port
-        self.prefix = parsed.path.rstrip("/")
+        self.prefix = parsed.path
         self.timeout = timeout
         self.retries = retries
         self._connection: http.client.HTTPConnection | None = None
@@ -99,7 +139,7 @@ class Client:
                 failure = f"cannot reach {self.url}: {exc or type(exc).__name__}"
                 continue
             if status in RETRY_STATUSES:
-                failure = _reason(data) or f"status {status}"
+                failure = f"{self.url} answered {status}: {_reason(data) or 'unavailable'}"
                 continue
             if len(data) > MAX_ANSWER:
                 raise ServerError(status, "answer too large")
@@ -109,7 +149,7 @@ class Client:
                 return json.loads(data)
             except ValueError:
                 raise ServerError(status, "the answer is not JSON") from None
-        raise ServerError(None, failure)
+        raise UnreachableError(failure)
 
     # ------------------------------------------------------------------ API
 
@@ -132,6 +172,10 @@ class Client:
 
     def record(self, game_id: int) -> dict[str, Any]:
         return dict(self.request("GET", f"/api/games/{game_id}/record"))
+
+    def record_url(self, game_id: int) -> str:
+        """Where a finished game's signed record is (for people to fetch)."""
+        return f"{self.url}/api/games/{game_id}/record"
 
     def leaderboard(self, limit: int = 10) -> dict[str, Any]:
         return dict(self.request("GET", f"/api/leaderboard?limit={limit}"))

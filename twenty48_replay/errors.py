@@ -111,6 +111,20 @@ class ConflictError(Twenty48Error):
         )
 
 
+class SealedGameError(Twenty48Error):
+    """A move on a signed fair-play record (exit 1): its signature covers every move.
+
+    A fair game kept locally (``play --server``, or an imported signed
+    record) may end before game over; appending a move would break the
+    server's signature, so such a game is sealed: it is never resumed and
+    takes no more moves.
+    """
+
+    def __init__(self, game_id: int) -> None:
+        self.game_id = game_id
+        super().__init__(f"game {game_id} is a signed fair-play record; it takes no more moves")
+
+
 class StoreError(Twenty48Error):
     """The database cannot be used: unreadable, not ours, too new, locked (exit 2)."""
 

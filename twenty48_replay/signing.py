@@ -60,9 +60,46 @@ _PUBLIC_PEM_HEAD: Final = b"-----BEGIN PUBLIC KEY-----"
 _PUBLIC_PEM_TAIL: Final = b"-----END PUBLIC KEY-----"
 
 
-def _read_bounded(path: Path) -> bytes:
+def _kind(mode: int) -> str:
+    """What a non-regular file is, for the error line."""
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a special file"
+
+
+def _open_regular(path: Path) -> tuple[int, int]:
+    """A read-only descriptor of ``path`` and its mode; refuses anything but a regular file.
+
+    Opened without blocking (a named pipe would otherwise wait for a writer)
+    and checked on the open descriptor, so what is checked is what is read.
+    """
     try:
-        with path.open("rb") as f:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise KeyFileError(f"cannot read key file {path}: {exc.strerror or exc}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError as exc:
+        os.close(fd)
+        raise KeyFileError(f"cannot read key file {path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise KeyFileError(f"key file {path} is {_kind(mode)}, not a file")
+    return fd, mode
+
+
+def _read_bounded(path: Path, fd: int | None = None) -> bytes:
+    """At most 64 KiB (+1 byte, to tell a larger file) of a regular file."""
+    if fd is None:
+        fd, _mode = _open_regular(path)
+    try:
+        with os.fdopen(fd, "rb") as f:
             data = f.read(MAX_KEY_FILE_BYTES + 1)
     except OSError as exc:
         raise KeyFileError(f"cannot read key file {path}: {exc.strerror or exc}") from None
@@ -152,20 +189,19 @@ class ServerKey:
 
     @classmethod
     def load(cls, path: Path) -> ServerKey:
-        """Read a private key file; refuses one that group or others may read."""
+        """Read a private key file; refuses a directory or other non-regular file, then
+        one that group or others may read."""
         from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
         from cryptography.hazmat.primitives.serialization import load_pem_private_key
 
-        try:
-            mode = path.stat().st_mode
-        except OSError as exc:
-            raise KeyFileError(f"cannot read key file {path}: {exc.strerror or exc}") from None
+        fd, mode = _open_regular(path)
         if mode & (stat.S_IRWXG | stat.S_IRWXO):
+            os.close(fd)
             raise KeyFileError(
                 f"private key file {path} is open to group or others "
                 f"(mode {stat.S_IMODE(mode):04o}); run: chmod 600 {path}"
             )
-        data = _read_bounded(path)
+        data = _read_bounded(path, fd)
         try:
             key = load_pem_private_key(data, password=None)
         except (ValueError, TypeError) as exc:
@@ -323,9 +359,18 @@ def load_trusted(path_or_url: str) -> TrustedKey:
     URL itself if it already ends so), within 10 s in all and at most
     64 KiB read.  Every failure is one :class:`KeyFileError` line (exit 2).
     """
-    if path_or_url.startswith(("http://", "https://")):
+    if path_or_url.lower().startswith(("http://", "https://")):
         return _fetch(path_or_url)
-    return TrustedKey.from_file(Path(path_or_url))
+    try:
+        return TrustedKey.from_file(Path(path_or_url))
+    except KeyFileError as exc:
+        if ":" in path_or_url and not os.path.lexists(path_or_url):
+            # "127.0.0.1:8048", "localhost:8048/", "ftp://...": meant as a server.
+            raise KeyFileError(
+                f"{exc}; a server URL starts with http:// or https://, "
+                f"e.g. http://{path_or_url.split('://')[-1]}"
+            ) from None
+        raise
 
 
 def _fetch(url: str) -> TrustedKey:

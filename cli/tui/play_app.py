@@ -181,11 +181,14 @@ class GameScreen(Screen[None]):
         self.board_view.show(state.board)
         self.query_one("#score", ScoreBox).show(state.score, "")
         self._refresh_side()
-        who = f" · player {printable(session.player)}" if session.player else ""
-        self.query_one("#info", Static).update(
-            f"game {session.id} · seed {printable(state.seed)}{who}"
-        )
+        self.query_one("#info", Static).update(self.identity())
         self.set_status(self.standing_note(), notice=state.over)
+
+    def identity(self) -> str:
+        """The line under the board that says which game this is."""
+        session = self.session
+        who = f" · player {printable(session.player)}" if session.player else ""
+        return f"game {session.id} · seed {printable(session.state.seed)}{who}"
 
     def _refresh_side(self) -> None:
         """Best score and move count from the current state."""

@@ -2,22 +2,44 @@
 
 :class:`RemoteSession` looks like a stored game session to the game screen:
 ``play`` returns only once the server has committed the move (retried with
-the same ``n`` over a dropped connection), and a move the rules refuse is a
-:class:`NullMoveError` as it is locally.  Hints are off (a fair game is
-played unaided) and ``n`` does not start a local game.
+the same ``n`` over a dropped connection), and a move that changes nothing
+is refused locally, as the local game does, without asking the server (the
+client has the board).  Hints are off (a fair game is played unaided), ``n``
+does not start a local game, and the screen shows the whole commitment the
+server gave before the first move, so the player can compare it with the
+record's at the end.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
+
+from textual.binding import Binding, BindingType
 
 from twenty48_replay.board import Direction
 from twenty48_replay.client import MoveRefusedError, RemoteGame
 from twenty48_replay.errors import NullMoveError
-from twenty48_replay.game import GameState, Spawn
+from twenty48_replay.game import Spawn
 from twenty48_replay.store import MoveOutcome, Store
+from twenty48_replay.text import printable
 
 from .play_app import GameScreen, PlayApp
+from .screens import HelpScreen
+
+FAIR_HELP_TEXT = """\
+[b]Move[/b]    ← ↑ → ↓   or  a w d s   or  h k l j
+[b]?[/b]       this help
+[b]q[/b]       finish: the server ends the game, reveals its
+        seed and signs the record, which is checked here
+        and kept in your local games
+
+A fair game: the server committed to a secret seed (the
+commitment under the board) before your first move, and
+every new tile comes from it one move at a time, so no one
+knew the tiles in advance.  No hints (t) and no new game (n):
+a fair game is played unaided, one per run.  Anyone can check
+the record: [i]twenty48 verify --trust SERVER_URL record.json[/i].\
+"""
 
 
 class RemoteSession:
@@ -27,22 +49,20 @@ class RemoteSession:
         self.game = game
         self.id = game.id
         self.player: str | None = game.player
-        self.state = self._shown(game.state)
-
-    def _shown(self, state: GameState) -> GameState:
-        # The game seed is secret until the end; the screen shows the commitment instead.
-        return GameState(
-            f"fair, commitment {self.game.commitment[:16]}…", state.board, state.score, state.moves
-        )
+        self.state = game.state  # its seed is secret until the end: "" here
 
     def play(self, direction: Direction, *, assisted: bool = False) -> MoveOutcome:
+        """Send a move that changes the board; refuse one that does not, without a request."""
+        board = self.game.state.board
+        if direction not in board.valid_directions():
+            raise NullMoveError(direction.letter, self.state.moves + 1, over=board.is_over())
         try:
             answer = self.game.play(direction.letter)
-        except MoveRefusedError:
+        except MoveRefusedError:  # the server disagrees: trust it, change nothing
             raise NullMoveError(
                 direction.letter, self.state.moves + 1, over=self.state.board.is_over()
             ) from None
-        self.state = self._shown(self.game.state)
+        self.state = self.game.state
         spawn = answer["spawn"]
         return MoveOutcome(self.state, int(answer["gained"]), Spawn(spawn["cell"], spawn["value"]))
 
@@ -51,13 +71,31 @@ class RemoteSession:
 
 
 class RemoteGameScreen(GameScreen):
-    """The game screen without hints or local new games."""
+    """The game screen without hints or local new games; q finishes the fair game."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "quit_game", "Finish & sign")]
+
+    def identity(self) -> str:
+        """Which game, on which server, and the whole commitment (64 hex characters)."""
+        game: RemoteGame = self.session.game  # type: ignore[attr-defined]
+        who = f" · player {printable(game.player)}" if game.player else ""
+        where = f"fair game {game.id} on {printable(game.client.url)}{who}"
+        return f"{where}\ncommitment {game.commitment}"
+
+    def standing_note(self) -> str:
+        if self.session.state.over:
+            return "game over: q finishes, reveals the server seed and signs the record"
+        return ""
 
     def action_hint(self) -> None:
         self.set_status("no hints in a fair game", notice=True)
 
     def action_new_game(self) -> None:
         self.set_status("one fair game per run: quit, then play --server again", notice=True)
+
+    def action_help(self) -> None:
+        """What fair play means here, and what q does."""
+        self.app.push_screen(HelpScreen(FAIR_HELP_TEXT, "twenty48 — a fair game"))
 
 
 class RemotePlayApp(PlayApp):

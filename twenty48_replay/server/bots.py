@@ -28,6 +28,7 @@ import statistics
 import threading
 from concurrent.futures import ProcessPoolExecutor
 
+from twenty48_replay.batch import quiet_worker
 from twenty48_replay.board import Direction
 from twenty48_replay.game import GameState
 from twenty48_replay.server.config import ServerConfig
@@ -86,7 +87,10 @@ def suspected_bot(
     return interval is not None and interval < config.bot_interval_ms
 
 
-def _lower_priority() -> None:
+def _analysis_worker(parent_pid: int) -> None:
+    """Set-up of the analysis process: a quiet pool worker (Ctrl-C is the server's, and it
+    exits with the server, even after ``kill -9``) at low priority."""
+    quiet_worker(parent_pid)
     with contextlib.suppress(OSError):  # not allowed on this system: run at normal priority
         os.nice(10)
 
@@ -134,7 +138,8 @@ class Analyzer:
             self._pool = ProcessPoolExecutor(
                 max_workers=1,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=_lower_priority,
+                initializer=_analysis_worker,
+                initargs=(os.getpid(),),
             )
         result = self._pool.submit(analyse, info.seed, letters, times, self.config.analysis_plies)
         matches, checked, interval = result.result()

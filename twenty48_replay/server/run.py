@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 import socket
+from pathlib import Path
 from typing import ClassVar
 
-from twenty48_replay.errors import EXIT_UNUSABLE, Twenty48Error
+from twenty48_replay.errors import EXIT_UNUSABLE, KeyFileError, Twenty48Error
 from twenty48_replay.server.config import ENV_VAR, ServerConfig, key_path
 from twenty48_replay.signing import ServerKey
 from twenty48_replay.store import Store
@@ -17,11 +18,26 @@ def prepare(config: ServerConfig) -> tuple[str, ServerKey]:
 
     Errors here are ordinary library errors (one clear line from the CLI);
     the workers then find both ready.  Returns the database's display name
-    and the key.
+    and the key.  A refused setting leaves nothing behind: an existing key
+    file is loaded and checked, and a missing one's folder checked, before
+    the database is created; a new key is made only once the database opened.
     """
+    path = key_path(config)
+    key = ServerKey.load(path) if os.path.lexists(path) else None
+    if key is None and config.key is not None:
+        _check_key_folder(path)
     with Store(config.db) as store:  # creates, checks or upgrades the whole schema
         name = store.name
-    return name, ServerKey.load_or_create(key_path(config))
+    return name, key if key is not None else ServerKey.load_or_create(path)
+
+
+def _check_key_folder(path: Path) -> None:
+    """Refuse now a ``--key`` that could not be created (the database is not made yet)."""
+    folder = path.parent
+    if not folder.is_dir():
+        raise KeyFileError(f"cannot create key file {path}: {folder} is not a directory")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise KeyFileError(f"cannot create key file {path}: {folder} is not writable")
 
 
 class ListenError(Twenty48Error):

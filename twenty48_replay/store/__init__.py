@@ -28,7 +28,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from twenty48_replay import __version__
 from twenty48_replay.board import Direction
-from twenty48_replay.errors import DamagedGameError, RecordError
+from twenty48_replay.errors import DamagedGameError, RecordError, SealedGameError
 from twenty48_replay.game import GameState, Spawn
 from twenty48_replay.record import Record
 from twenty48_replay.replay import VerifyResult, verify
@@ -122,20 +122,31 @@ class GameSession:
     ``play`` returns only after the move and its projection are durable, so
     a crash right after it loses nothing that was shown.  If another process
     appended to the same game meanwhile, ``play`` raises
-    :class:`ConflictError` and writes nothing.
+    :class:`ConflictError` and writes nothing.  A ``sealed`` game (a signed
+    fair-play record) refuses every move with :class:`SealedGameError`.
     """
 
     def __init__(
-        self, store: Store, game_id: int, state: GameState, player: str | None, letters: str = ""
+        self,
+        store: Store,
+        game_id: int,
+        state: GameState,
+        player: str | None,
+        letters: str = "",
+        *,
+        sealed: bool = False,
     ) -> None:
         self.store = store
         self.id = game_id
         self.state = state
         self.player = player
+        self.sealed = sealed
         self._log = hashlib.sha256(letters.encode("ascii"))
 
     def play(self, direction: Direction, *, assisted: bool = False) -> MoveOutcome:
         """Apply a move (NullMoveError if it changes nothing), store it, then return."""
+        if self.sealed:
+            raise SealedGameError(self.id)
         after, gained, spawn = self.state.play(direction)
         extended = self._log.copy()
         extended.update(direction.letter.encode("ascii"))
@@ -156,6 +167,8 @@ class GameSession:
 
     def mark_assisted(self) -> None:
         """Record that hints were used (the record will say ``"assisted": true``)."""
+        if self.sealed:
+            raise SealedGameError(self.id)
         with self.store.transaction() as connection:
             recorder.mark_assisted(connection, self.id)
 
@@ -237,10 +250,10 @@ class Store:
     def open_game(self, game_id: int) -> GameSession:
         """Load a game by replaying its log; refuses a log that disagrees with its projection."""
         info, letters, state = self._load(game_id)
-        return GameSession(self, game_id, state, info.player, letters)
+        return GameSession(self, game_id, state, info.player, letters, sealed=info.sealed)
 
     def resume_latest(self) -> GameSession | None:
-        """The most recently played unfinished game, loaded, or None."""
+        """The most recently played unfinished game that is not sealed, loaded, or None."""
         with self.reading() as connection:
             game_id = repository.latest_unfinished(connection)
         return None if game_id is None else self.open_game(game_id)

@@ -49,11 +49,25 @@ class GameInfo:
     damage: tuple[str, ...] = ()
 
     @property
+    def sealed(self) -> bool:
+        """A signed record (its metadata has a ``signature``): it takes no more moves.
+
+        The signature covers the move string, so one more local move would
+        make the record invalid; see :class:`~twenty48_replay.errors.SealedGameError`.
+        """
+        return is_sealed(self.extra)
+
+    @property
     def state_label(self) -> str:
         """``damaged``, ``over``, ``won`` (still playable), or ``playing``."""
         if self.damage:
             return "damaged"
         return "over" if self.over else "won" if self.won else "playing"
+
+
+def is_sealed(extra: dict[str, Any] | None) -> bool:
+    """Whether a game's stored metadata makes it a sealed, signed record."""
+    return extra is not None and "signature" in extra
 
 
 def _shown(value: object) -> str:
@@ -255,13 +269,21 @@ def game_problems(
 
 
 def latest_unfinished(connection: Connection) -> int | None:
-    """Id of the most recently played game that is not over (what ``play`` resumes)."""
-    return connection.execute(
-        select(games.c.id)
+    """Id of the most recently played game that is not over nor sealed (what ``play`` resumes).
+
+    Sealed games (signed records, see :attr:`GameInfo.sealed`) are skipped in
+    Python, reading only the metadata of the unfinished games newer than the
+    one returned: the JSON is checked as parsed, not matched as text.
+    """
+    rows = connection.execute(
+        select(games.c.id, games.c.extra)
         .where(games.c.over.is_(False))
         .order_by(games.c.updated_ms.desc(), games.c.id.desc())
-        .limit(1)
-    ).scalar_one_or_none()
+    )
+    for game_id, stored in rows:
+        if stored is None or not is_sealed(_extra(stored, [])):
+            return int(game_id)
+    return None
 
 
 def list_games(
