@@ -40,6 +40,13 @@ def server(db: str, tmp_path: Path) -> Iterator[ServerProcess]:
         yield running
 
 
+@pytest.fixture
+def sqlite_server(tmp_path: Path) -> Iterator[ServerProcess]:
+    """A server on an SQLite file, for the tests about SQLite files themselves."""
+    with ServerProcess(str(tmp_path / "server.sqlite3"), tmp_path, "--no-analysis") as running:
+        yield running
+
+
 def raw(
     url: str,
     method: str,
@@ -449,9 +456,8 @@ def test_play_server_scripted(server: ServerProcess, tmp_path: Path) -> None:
     assert "Traceback" not in bad.stderr
 
 
-def test_sqlite_database_is_readable_by_plain_sqlite(server: ServerProcess) -> None:
-    if "://" in server.db:
-        pytest.skip("SQLite only")
+def test_sqlite_database_is_readable_by_plain_sqlite(sqlite_server: ServerProcess) -> None:
+    server = sqlite_server
     game = RemoteGame(Client(server.url), "gus")
     play_some(game, 3)
     connection = sqlite3.connect(server.db)
@@ -534,9 +540,10 @@ def test_a_lost_answer_is_retried_with_the_same_n(server: ServerProcess) -> None
     proxy.close()
 
 
-def test_serve_refuses_unusable_settings_in_one_line(server: ServerProcess, tmp_path: Path) -> None:
-    if "://" in server.db:
-        pytest.skip("SQLite only")
+def test_serve_refuses_unusable_settings_in_one_line(
+    sqlite_server: ServerProcess, tmp_path: Path
+) -> None:
+    server = sqlite_server
     open_key = tmp_path / "open.pem"
     open_key.write_text("x", encoding="utf-8")
     open_key.chmod(0o644)
@@ -642,12 +649,6 @@ def test_serve_refuses_a_bad_key_before_creating_anything(tmp_path: Path) -> Non
     result = run_cli("serve", "--db", str(foreign), "--port", port, timeout=60)
     assert result.returncode == 2, result.stderr
     assert not Path(str(foreign) + ".server-key.pem").exists()
-
-
-@pytest.fixture
-def sqlite_server(tmp_path: Path) -> Iterator[ServerProcess]:
-    with ServerProcess(str(tmp_path / "server.sqlite3"), tmp_path, "--no-analysis") as running:
-        yield running
 
 
 def no_game_on(server: ServerProcess) -> bool:
