@@ -28,7 +28,7 @@ from twenty48_replay.rng import seed_key
 from .common import DbOption, checked_player, open_store
 from .limits import MAX_GAME_ID, MAX_MOVES
 from .output import emit, fail, warn
-from .render import board_text, summary_line
+from .render import state_text
 
 if TYPE_CHECKING:
     from twenty48_replay.store import GameSession, Store
@@ -197,12 +197,8 @@ def scripted_play(store: Store, session: GameSession, moves: str) -> None:
             break
         applied += 1
     state = session.state
-    flags = ["won"] if state.won else []
-    if state.over:
-        flags.append("over")
     emit(f"game {session.id}  seed {state.seed!r}")
-    emit(summary_line(state.score, state.moves, state.max_tile, flags))
-    emit(board_text(state.board))
+    emit(state_text(state))
     warn(
         f"applied {applied} move(s) (moves {start + 1}-{state.moves})"
         if applied

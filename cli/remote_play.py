@@ -16,7 +16,7 @@ from twenty48_replay.errors import EXIT_FAILED, Twenty48Error
 
 from .common import open_store
 from .output import emit, fail, warn
-from .render import board_text, summary_line
+from .render import state_text
 
 if TYPE_CHECKING:
     from twenty48_replay.store import Store
@@ -86,12 +86,8 @@ def scripted_remote_play(
     finally:
         client.close()
     state = game.state
-    flags = ["won"] if state.won else []
-    if state.over:
-        flags.append("over")
     emit(f"game {game.id} on {client.url}  commitment {game.commitment}")
-    emit(summary_line(state.score, state.moves, state.max_tile, flags))
-    emit(board_text(state.board))
+    emit(state_text(state))
     warn(
         f"finished and signed; record at {client.record_url(game.id)}, kept locally as game {local}"
     )

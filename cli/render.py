@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from twenty48_replay.board import Board
+from twenty48_replay.game import GameState
 
 
 def board_text(board: Board) -> str:
@@ -15,3 +16,13 @@ def summary_line(score: int, moves: int, max_tile: int, flags: list[str] | None 
     parts = [f"score {score}", f"moves {moves}", f"max tile {max_tile}"]
     parts.extend(flags or [])
     return " · ".join(parts)
+
+
+def state_text(state: GameState) -> str:
+    """The summary line (with 'won' / 'over') and the board, as the scripted commands print them."""
+    flags = [name for name, on in (("won", state.won), ("over", state.over)) if on]
+    return (
+        summary_line(state.score, state.moves, state.max_tile, flags)
+        + "\n"
+        + board_text(state.board)
+    )
