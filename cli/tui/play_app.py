@@ -33,6 +33,7 @@ from .widgets import (
     DARK_TEXT,
     LIGHT_TEXT,
     BoardView,
+    Responsive,
     ScoreBox,
     page_css,
 )
@@ -76,7 +77,7 @@ def _move_binding(key: str, letter: str, description: str, *, show: bool = False
     return Binding(key, f"move('{letter}')", description, show=show)
 
 
-class GameScreen(Screen[None]):
+class GameScreen(Responsive, Screen[None]):
     """The board, the score boxes and the game's identity; handles every game key.
 
     The bindings live on this screen rather than on the app so that a modal
@@ -121,6 +122,21 @@ class GameScreen(Screen[None]):
         margin-top: 1;
         color: {DARK_TEXT};
     }}
+    GameScreen.-medium #info {{
+        margin-top: 0;
+        height: 1;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }}
+    GameScreen.-compact #logo {{
+        display: none;
+    }}
+    GameScreen #side-info {{
+        height: auto;
+        max-height: 4;
+        margin-top: 1;
+        color: {DARK_TEXT};
+    }}
     GameScreen #status {{
         height: 1;
         text-style: bold;
@@ -155,7 +171,8 @@ class GameScreen(Screen[None]):
                     yield ScoreBox("SCORE", id="score")
                     yield ScoreBox("BEST", id="best")
                     yield ScoreBox("MOVES", id="moves")
-            yield Static("", id="info", markup=False)
+                    yield Static("", id="side-info", classes="compact-only", markup=False)
+            yield Static("", id="info", classes="roomy-only", markup=False)
             yield Static("", id="status", markup=False)
         yield Footer()
 
@@ -182,6 +199,7 @@ class GameScreen(Screen[None]):
         self.query_one("#score", ScoreBox).show(state.score, "")
         self._refresh_side()
         self.query_one("#info", Static).update(self.identity())
+        self.query_one("#side-info", Static).update(self.short_identity())
         self.set_status(self.standing_note(), notice=state.over)
 
     def identity(self) -> str:
@@ -189,6 +207,10 @@ class GameScreen(Screen[None]):
         session = self.session
         who = f" · player {printable(session.player)}" if session.player else ""
         return f"game {session.id} · seed {printable(session.state.seed)}{who}"
+
+    def short_identity(self) -> str:
+        """The game's number, for the compact layout's side column."""
+        return f"game {self.session.id}"
 
     def _refresh_side(self) -> None:
         """Best score and move count from the current state."""

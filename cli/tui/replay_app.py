@@ -40,6 +40,7 @@ from .widgets import (
     LIGHT_TEXT,
     TILE_BACKGROUNDS,
     BoardView,
+    Responsive,
     ScoreBox,
     page_css,
 )
@@ -189,7 +190,7 @@ class GotoScreen(ModalScreen[int | None]):
         self.dismiss(None)
 
 
-class ReplayScreen(Screen[None]):
+class ReplayScreen(Responsive, Screen[None]):
     """The viewer: board, counters, markers, progress; owns every viewer key.
 
     As in the play UI the bindings live on the screen, so the help card and
@@ -289,6 +290,33 @@ class ReplayScreen(Screen[None]):
     }}
     ReplayScreen #play-state.-playing {{
         color: {ALERT};
+    }}
+    ReplayScreen.-medium #top, ReplayScreen.-compact #top {{
+        margin-top: 0;
+    }}
+    ReplayScreen.-medium #bottom {{
+        margin-top: 0;
+    }}
+    ReplayScreen.-medium #progress {{
+        width: 40;
+    }}
+    ReplayScreen.-medium #progress Bar {{
+        width: 32;
+    }}
+    ReplayScreen.-medium #banner, ReplayScreen.-compact #banner {{
+        max-height: 1;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }}
+    ReplayScreen.-compact #bottom {{
+        display: none;
+    }}
+    ReplayScreen.-compact ScoreBox {{
+        margin-bottom: 0;
+    }}
+    ReplayScreen.-compact .marker {{
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }}
     """
     )

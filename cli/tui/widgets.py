@@ -7,13 +7,19 @@ browser original, so a player who knows it recognises the tiles at once.
 
 from __future__ import annotations
 
+from typing import Final
+
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Grid
 from textual.content import Content
-from textual.widgets import Static
+from textual.widget import Widget
+from textual.widgets import Footer, Static
 
 from twenty48_replay.board import Board
 from twenty48_replay.pictures import style
+
+from . import palette
 
 # The original's palette, from the one definition the pictures use too.
 TILE_BACKGROUNDS = style.TILE_BACKGROUNDS  # tiles above 2048 share one dark colour
@@ -27,12 +33,56 @@ PAGE_BACKGROUND = style.PAGE
 BUTTON = style.ACCENT
 
 
+#: The three layouts, as classes of the screen: see :func:`layout_for`.
+WIDE: Final = "-wide"
+MEDIUM: Final = "-medium"
+COMPACT: Final = "-compact"
+LAYOUTS: Final = (WIDE, MEDIUM, COMPACT)
+
+
+def layout_for(width: int, height: int) -> str:
+    """The layout that fits a terminal of ``width`` x ``height`` cells.
+
+    Wide is the original's proportions (78 columns, 22 rows with the key
+    bar); medium fits 60x20 with narrower tiles; compact fits 40x15 with
+    two-row tiles and score boxes of one label line and one number line.
+    """
+    if width >= 78 and height >= 22:
+        return WIDE
+    if width >= 60 and height >= 20:
+        return MEDIUM
+    return COMPACT
+
+
+class Responsive:
+    """Mixin for a screen: keeps one of :data:`LAYOUTS` as its class, by its size.
+
+    Textual's own breakpoints come in later versions than the one this
+    project allows, and the choice needs both dimensions; a resize event is
+    all it takes.
+    """
+
+    def apply_layout(self, width: int, height: int) -> None:
+        """Set the layout class for a screen of this size."""
+        chosen = layout_for(width, height)
+        node: Widget = self  # type: ignore[assignment]
+        for name in LAYOUTS:
+            node.set_class(name == chosen, name)
+        for footer in node.query(Footer):
+            footer.compact = chosen == COMPACT
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Re-lay out when the terminal changes size (and once at the start)."""
+        self.apply_layout(event.size.width, event.size.height)
+
+
 def page_css(screen: str) -> str:
     """The CSS every full-screen view shares, for the screen class named ``screen``.
 
-    The page colours, the 78-column page, the side column of score boxes and
-    the key bar in the original's button colour; the game and the replay
-    viewer look like one program because they use this one definition.
+    The page colours, the page (78 columns wide, 60 medium, 40 compact), the
+    side column of score boxes and the key bar in the original's button
+    colour; the game and the replay viewer look like one program because
+    they use this one definition.
     """
     return f"""
     {screen} {{
@@ -44,13 +94,40 @@ def page_css(screen: str) -> str:
         width: 78;
         height: auto;
     }}
+    {screen}.-medium #page {{
+        width: 60;
+    }}
+    {screen}.-compact #page {{
+        width: 40;
+    }}
     {screen} #side {{
         width: 26;
         height: 17;
         margin-left: 2;
     }}
+    {screen}.-medium #side {{
+        width: 22;
+        margin-left: 1;
+    }}
+    {screen}.-compact #side {{
+        width: 10;
+        height: 13;
+        margin-left: 1;
+    }}
     {screen} ScoreBox {{
         margin-bottom: 1;
+    }}
+    {screen}.-compact ScoreBox {{
+        margin-bottom: 1;
+    }}
+    {screen} .compact-only {{
+        display: none;
+    }}
+    {screen}.-compact .compact-only {{
+        display: block;
+    }}
+    {screen}.-compact .roomy-only {{
+        display: none;
     }}
     {screen} Footer {{
         background: {BUTTON};
@@ -78,13 +155,33 @@ def tile_class(value: int) -> str:
     return "tile-big"
 
 
+#: The class a board carries for each palette (none for the original's).
+PALETTE_CLASSES: Final = {
+    palette.TRUECOLOR: "",
+    palette.EIGHT_BIT: "-c256",
+    palette.STANDARD: "-c16",
+}
+
+
 def tile_css() -> str:
-    """One rule per tile class, generated from the palette so the two never drift apart."""
-    rules = [f"Tile.tile-empty {{ background: {EMPTY_CELL}; }}"]
-    for value, background in TILE_BACKGROUNDS.items():
-        text = DARK_TEXT if value <= 4 else LIGHT_TEXT
-        rules.append(f"Tile.tile-{value} {{ background: {background}; color: {text}; }}")
-    rules.append(f"Tile.tile-big {{ background: {BIG_TILE_BACKGROUND}; color: {LIGHT_TEXT}; }}")
+    """Tile and board colours for every palette, generated so they never drift apart.
+
+    The original's colours are the default; a board with the class
+    ``-c256`` or ``-c16`` (set from the terminal's colour depth) uses the
+    palette made for that depth (:mod:`.palette`).
+    """
+    rules = []
+    for name, cls in PALETTE_CLASSES.items():
+        colours = palette.PALETTES[name]
+        board = f"BoardView.{cls}" if cls else "BoardView"
+        inner = f"{board} " if cls else ""
+        rules.append(f"{board} {{ background: {colours['board']}; }}")
+        rules.append(f"{inner}Tile.tile-empty {{ background: {colours['empty']}; }}")
+        for key in (*map(str, palette.VALUES), "big"):
+            number = palette.number_colour(name, key)
+            rules.append(
+                f"{inner}Tile.tile-{key} {{ background: {colours[key]}; color: {number}; }}"
+            )
     return "\n".join(rules)
 
 
@@ -95,6 +192,9 @@ class Tile(Static):
     makes a new tile pop in, so the player can see where it appeared.
     """
 
+    #: Rules name the screen's layout class or the board's palette class
+    #: before this type, so they must not be scoped to it.
+    SCOPED_CSS = False
     DEFAULT_CSS = """
     Tile {
         width: 10;
@@ -102,8 +202,19 @@ class Tile(Static):
         content-align: center middle;
         text-style: bold;
     }
+    .-medium Tile {
+        width: 8;
+    }
+    .-compact Tile {
+        width: 6;
+        height: 2;
+    }
     Tile.-spawned {
         border: round #f65e3b;
+    }
+    .-compact Tile.-spawned {
+        border: none;
+        text-style: bold underline;
     }
     """ + tile_css()
 
@@ -126,8 +237,11 @@ class Tile(Static):
 class BoardView(Grid):
     """The 4x4 board on the original's brown background; 131072 still fits a tile."""
 
-    DEFAULT_CSS = f"""
-    BoardView {{
+    #: Rules name the screen's layout class or the board's palette class
+    #: before this type, so they must not be scoped to it.
+    SCOPED_CSS = False
+    DEFAULT_CSS = """
+    BoardView {
         grid-size: 4 4;
         grid-gutter: 1 2;
         grid-columns: 10;
@@ -135,9 +249,32 @@ class BoardView(Grid):
         width: 50;
         height: 17;
         padding: 1 2;
-        background: {BOARD_BACKGROUND};
-    }}
+    }
+    .-medium BoardView {
+        grid-gutter: 1 1;
+        grid-columns: 8;
+        width: 37;
+        padding: 1 1;
+    }
+    .-compact BoardView {
+        grid-gutter: 1 1;
+        grid-columns: 6;
+        grid-rows: 2;
+        width: 29;
+        height: 13;
+        padding: 1 1;
+    }
     """
+
+    def on_mount(self) -> None:
+        """Colours for the terminal's depth (Rich's detection: COLORTERM, TERM)."""
+        self.use_palette(palette.palette_name(self.app.console.color_system))
+
+    def use_palette(self, name: str) -> None:
+        """Show the tiles in palette ``name`` (see :mod:`.palette`)."""
+        for palette_name, cls in PALETTE_CLASSES.items():
+            if cls:
+                self.set_class(palette_name == name, cls)
 
     def compose(self) -> ComposeResult:
         """Sixteen tiles, row-major, so cell indices match the board's."""
@@ -161,6 +298,9 @@ class ScoreBox(Static):
     uses it for the points of the last move ("+16"), cleared after a moment.
     """
 
+    #: Rules name the screen's layout class before this type, so they must
+    #: not be scoped to it.
+    SCOPED_CSS = False
     DEFAULT_CSS = f"""
     ScoreBox {{
         width: 100%;
@@ -173,6 +313,14 @@ class ScoreBox(Static):
         text-style: bold;
         text-align: center;
         padding: 0 1;
+    }}
+    .-compact ScoreBox {{
+        height: auto;
+        max-height: 3;
+        border: none;
+        border-top: solid {BOARD_BACKGROUND};
+        border-title-align: center;
+        padding: 0;
     }}
     """
 
