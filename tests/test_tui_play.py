@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from conftest import run_cli
 from textual.content import Content
 from textual.pilot import Pilot
 from textual.screen import Screen
@@ -29,11 +30,11 @@ from twenty48_replay.store import GameSession, Store
 if TYPE_CHECKING:
     # mypy reads the front end from its source folder, ``cli``; at run time it
     # is the installed package ``twenty48_cli`` (there is no top-level ``cli``).
-    from cli.tui.play_app import PlayApp
+    from cli.tui.play_app import PlayApp, quit_line
     from cli.tui.screens import ConflictScreen, GameOverScreen, HelpScreen, WinScreen
     from cli.tui.widgets import BoardView, ScoreBox, Tile
 else:
-    from twenty48_cli.tui.play_app import PlayApp
+    from twenty48_cli.tui.play_app import PlayApp, quit_line
     from twenty48_cli.tui.screens import ConflictScreen, GameOverScreen, HelpScreen, WinScreen
     from twenty48_cli.tui.widgets import BoardView, ScoreBox, Tile
 
@@ -423,3 +424,75 @@ def test_hint_shows_a_direction_and_marks_the_game_assisted(store: Store) -> Non
 
     drive(store, session, scenario)
     assert store.moves(session.id) == ""
+
+
+def test_a_move_from_another_process_can_be_reloaded(store: Store, tmp_path: Path) -> None:
+    """A real second process (``twenty48 play --moves``) appends; Reload shows its move.
+
+    Then the game goes on from the stored state, and the quit line reports
+    the stored game, not the stale copy the screen had before.
+    """
+    db = str(tmp_path / "games.sqlite3")
+    session = store.new_game("tui-1")
+    elsewhere = GameState.new("tui-1")
+    letter = next(d for d in Direction if d in elsewhere.board.valid_directions()).letter
+    other = run_cli("play", "--db", db, "--game", str(session.id), "--moves", letter)
+    assert other.returncode == 0, other.stderr
+    stored = store.open_game(session.id).state
+    assert stored.moves == 1
+
+    async def scenario(app: PlayApp, pilot: Pilot[None]) -> None:
+        await pilot.press(ARROW_OF[letter])  # the screen still shows the opening board
+        await pilot.pause()
+        assert isinstance(app.screen, ConflictScreen)
+        assert app.game_screen.locked
+        await pilot.press("escape")
+        await pilot.pause()
+        assert "reload" in text_of(app.game_screen, "#status")
+        await pilot.press("left")  # a move key while locked offers the choices again
+        await pilot.pause()
+        assert isinstance(app.screen, ConflictScreen)
+        await pilot.press("r")
+        await pilot.pause()
+        assert on_board(app)
+        assert not app.game_screen.locked
+        assert app.session.id == session.id
+        assert shown_board(app) == list(stored.board)
+        assert score_box(app, "moves").value == 1
+        assert score_box(app, "score").value == stored.score
+        assert "reloaded" in text_of(app.game_screen, "#status")
+        follow = next(d for d in Direction if d in stored.board.valid_directions())
+        await pilot.press(ARROW_OF[follow.letter])
+        await pilot.pause()
+        assert store.moves(session.id) == letter + follow.letter
+
+    app = drive(store, session, scenario)
+    final = store.open_game(session.id).state
+    assert final.moves == 2
+    line = quit_line(store, app.session)
+    assert f"game {session.id}: score {final.score}, 2 moves, saved" in line
+
+
+def test_the_quit_line_reports_the_stored_game_after_a_conflict(
+    store: Store, tmp_path: Path
+) -> None:
+    """Quit straight from the conflict dialog: the line gives the other process's moves."""
+    db = str(tmp_path / "games.sqlite3")
+    session = store.new_game("tui-2")
+    letters = played_to_the_end("tui-2")[:3]
+    other = run_cli("play", "--db", db, "--game", str(session.id), "--moves", letters)
+    assert other.returncode == 0, other.stderr
+
+    async def scenario(app: PlayApp, pilot: Pilot[None]) -> None:
+        await pilot.press(ARROW_OF[letters[0]])
+        await pilot.pause()
+        assert isinstance(app.screen, ConflictScreen)
+        await pilot.press("q")
+        await pilot.pause()
+
+    app = drive(store, session, scenario)
+    stored = store.open_game(session.id).state
+    assert stored.moves == 3
+    assert quit_line(store, app.session).startswith(
+        f"game {session.id}: score {stored.score}, 3 moves, saved; continue with"
+    )

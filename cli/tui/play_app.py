@@ -155,6 +155,8 @@ class GameScreen(Responsive, Screen[None]):
         self.best = 0
         #: Set after a ConflictError: this game takes no more moves here.
         self.locked = False
+        #: The conflict's message, for the dialog when it is offered again.
+        self.conflict = ""
         #: Games already marked as assisted in this run (mark once per game).
         self.assisted: set[int] = set()
         self._gained_timer: Timer | None = None
@@ -220,7 +222,7 @@ class GameScreen(Responsive, Screen[None]):
     def standing_note(self) -> str:
         """What the status line says when there is no fresher message."""
         if self.locked:
-            return "this game changed elsewhere: n new game, q quit"
+            return "this game changed elsewhere: a move key to reload it, n new game, q quit"
         if self.session.state.over:
             return "game over: n new game, q quit"
         return ""
@@ -240,7 +242,7 @@ class GameScreen(Responsive, Screen[None]):
     def action_move(self, letter: str) -> None:
         """Play a direction: commit it, then show the new state (null moves do nothing)."""
         if self.locked:
-            self.set_status(self.standing_note(), notice=True)
+            self._offer_choices()
             return
         before = self.session.state
         try:
@@ -289,8 +291,13 @@ class GameScreen(Responsive, Screen[None]):
     def _conflict(self, exc: ConflictError) -> None:
         """Stop taking moves for this game and tell the player why."""
         self.locked = True
+        self.conflict = printable(str(exc))
         self.set_status(self.standing_note(), notice=True)
-        self.app.push_screen(ConflictScreen(printable(str(exc))), self._choose)
+        self._offer_choices()
+
+    def _offer_choices(self) -> None:
+        """The conflict dialog (again, for a move key after it was closed)."""
+        self.app.push_screen(ConflictScreen(self.conflict), self._choose)
 
     def _choose(self, choice: Choice | None) -> None:
         """Act on a dialog's choice; "continue" and "close" just return to the board."""
@@ -298,6 +305,24 @@ class GameScreen(Responsive, Screen[None]):
             self.action_new_game()
         elif choice == "quit":
             self.action_quit_game()
+        elif choice == "reload":
+            self.reload()
+
+    def reload(self) -> None:
+        """Reopen this game as it is stored now: the other process's moves are in it.
+
+        The reopened game goes through the store's checked read, like any
+        resume; a game that has ended meanwhile opens on its game-over card.
+        """
+        try:
+            session = self.store.open_game(self.session.id)
+        except Twenty48Error as exc:
+            self.notify(printable(str(exc)), title="Not reloaded", severity="error", markup=False)
+            return
+        self._load(session)
+        self.set_status(f"reloaded game {session.id}: {session.state.moves:,} moves as stored")
+        if session.state.over:
+            self._show_game_over()
 
     # ------------------------------------------------------------------ game keys
 
@@ -393,13 +418,27 @@ class PlayApp(App[None]):
         return self.game_screen
 
 
+def quit_line(store: Store, last: GameSession) -> str:
+    """What ``play`` says on leaving: the last game as it is stored, not as this screen had it.
+
+    After a conflict the screen's copy is stale (another process added
+    moves), so the game is read back; if that read fails the screen's copy
+    is all there is, and the line says so.
+    """
+    note = ""
+    try:
+        stored = store.open_game(last.id)
+    except Twenty48Error:
+        stored, note = last, " (as last shown; it could not be read back)"
+    state = stored.state
+    end = "over" if state.over else f"continue with: twenty48 play --game {last.id}"
+    return f"game {last.id}: score {state.score}, {state.moves} moves, saved{note}; {end}"
+
+
 def run_play_app(store: Store, session: GameSession) -> None:
     """Run the game UI until the player quits, then say where the game is."""
     app = PlayApp(store, session)
     app.run()
-    last = app.session
-    state = last.state
-    end = "over" if state.over else f"continue with: twenty48 play --game {last.id}"
-    warn(f"game {last.id}: score {state.score}, {state.moves} moves, saved; {end}")
+    warn(quit_line(store, app.session))
     if app.return_code:
         raise typer.Exit(app.return_code)

@@ -19,7 +19,7 @@ from textual.widgets import Button, Static
 
 from .widgets import BUTTON, DARK_TEXT, LIGHT_TEXT, PAGE_BACKGROUND
 
-Choice = Literal["continue", "new", "quit", "close"]
+Choice = Literal["continue", "new", "quit", "close", "reload"]
 
 HELP_TEXT = """\
 [b]Move[/b]    ← ↑ → ↓   or  a w d s   or  h k l j
@@ -217,11 +217,13 @@ class ConflictScreen(ModalScreen[Choice]):
     """Another process wrote to this game: say so; the game screen stops taking moves.
 
     Playing on would fork the log, and reloading silently would show tiles
-    the player did not make, so the only ways on are a new game or quitting.
+    the player did not make; so the player chooses: reload the game as it is
+    stored now (the other moves included), a new game, or quit.
     """
 
     DEFAULT_CSS = dialog_css("ConflictScreen")
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("r", "choose('reload')", "Reload"),
         Binding("n", "choose('new')", "New game"),
         Binding("q", "choose('quit')", "Quit"),
         Binding("escape", "choose('close')", "Close"),
@@ -232,18 +234,28 @@ class ConflictScreen(ModalScreen[Choice]):
         self.message = message
 
     def compose(self) -> ComposeResult:
-        """The error and the choices."""
+        """The error and the choices (Reload has the focus)."""
         with Vertical(id="conflict"):
             yield Static("This game changed elsewhere", classes="title")
             yield Static(self.message, id="conflict-text", classes="body", markup=False)
-            yield Static("No more moves can be saved to it here.", classes="body")
+            yield Static(
+                "No more moves can be saved to it from this board. Reload it as "
+                "stored now, start a new game, or quit.",
+                classes="body",
+            )
             with Horizontal():
+                yield Button("Reload (r)", id="reload", compact=True)
                 yield Button("New game (n)", id="new", compact=True)
                 yield Button("Quit (q)", id="quit", compact=True)
 
+    def on_mount(self) -> None:
+        """Focus Reload, so enter takes the game as it is stored."""
+        self.query_one("#reload", Button).focus()
+
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """A button is the same choice as its key."""
-        self.dismiss("quit" if event.button.id == "quit" else "new")
+        choices: dict[str | None, Choice] = {"reload": "reload", "quit": "quit"}
+        self.dismiss(choices.get(event.button.id, "new"))
 
     def action_choose(self, choice: Choice) -> None:
         """Close with the player's choice."""
