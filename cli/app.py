@@ -13,7 +13,7 @@ from typing import Annotated, Final
 
 import typer
 
-from twenty48_replay import __version__
+from twenty48_replay import __version__, i18n
 from twenty48_replay.errors import EXIT_UNUSABLE, Twenty48Error
 
 from .games_cmd import check_command, list_command, show_command, stats_command, where_command
@@ -41,6 +41,21 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
+def _language(value: str | None) -> str | None:
+    """``--lang`` / ``TWENTY48_LANG``: use that language from here on (None: the locale's).
+
+    Anything but a listed language is a usage error (exit 2) naming the
+    choices, whether it came from the option or the environment.
+    """
+    if value is None:
+        return None
+    if value not in i18n.LANGUAGES:
+        choices = ", ".join(i18n.LANGUAGES)
+        raise typer.BadParameter(f"{value!r} is not a language here; choose one of {choices}")
+    i18n.set_language(value)
+    return value
+
+
 @app.callback()
 def root(
     version: Annotated[
@@ -49,6 +64,19 @@ def root(
             "--version", callback=_version, is_eager=True, help="Show the version and exit."
         ),
     ] = False,
+    lang: Annotated[
+        str | None,
+        typer.Option(
+            "--lang",
+            envvar=i18n.ENV_VAR,
+            metavar="en|da",
+            callback=_language,
+            is_eager=True,
+            help="Language of messages and screens: en or da (default: from the locale). "
+            "JSON, records and exit codes are the same in every language.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """2048 as a replayable, verifiable record."""
 

@@ -18,6 +18,11 @@ SCHEMA = ROOT / "schema"
 VECTORS = SCHEMA / "vectors"
 EXAMPLES = ROOT / "examples"
 
+# Messages and screens follow the locale (twenty48_replay.i18n); the tests
+# expect English unless they choose a language themselves, whatever the
+# machine's locale, in this process and in every CLI subprocess.
+os.environ["TWENTY48_LANG"] = "en"
+
 settings.register_profile(
     "default", deadline=None, suppress_health_check=[HealthCheck.too_slow], max_examples=300
 )
@@ -51,6 +56,20 @@ def run_cli(
 @pytest.fixture
 def cli() -> Any:
     return run_cli
+
+
+@pytest.fixture
+def language(request: pytest.FixtureRequest) -> Any:
+    """In-process text in the language given as the test's parameter; English afterwards.
+
+    Use with ``@pytest.mark.parametrize("language", ["en", "da"], indirect=True)``.
+    """
+    from twenty48_replay import i18n
+
+    chosen: str = request.param
+    i18n.set_language(chosen)
+    yield chosen
+    i18n.set_language(i18n.ENGLISH)
 
 
 def run_race(

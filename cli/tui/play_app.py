@@ -24,11 +24,13 @@ from textual.widgets import Footer, Static
 
 from twenty48_replay.board import Board, Direction
 from twenty48_replay.errors import ConflictError, NullMoveError, Twenty48Error
+from twenty48_replay.i18n import N_, _, ngettext, number
 from twenty48_replay.store import GameSession, Store
 from twenty48_replay.text import printable
 
 from ..output import warn
-from .screens import Choice, ConflictScreen, GameOverScreen, HelpScreen, WinScreen
+from .language import translate_bindings
+from .screens import Choice, ConflictScreen, GameOverScreen, HelpScreen, RulesScreen, WinScreen
 from .widgets import (
     DARK_TEXT,
     LIGHT_TEXT,
@@ -46,6 +48,14 @@ ARROWS = {
     Direction.DOWN: "↓",
     Direction.LEFT: "←",
     Direction.RIGHT: "→",
+}
+
+#: The directions' names as the player reads them (translated where shown).
+DIRECTION_NAMES = {
+    Direction.UP: N_("up"),
+    Direction.DOWN: N_("down"),
+    Direction.LEFT: N_("left"),
+    Direction.RIGHT: N_("right"),
 }
 
 BestMove = Callable[[Board], tuple[Direction | None, dict[Direction, float]]]
@@ -85,22 +95,23 @@ class GameScreen(Responsive, Screen[None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "move('U')", "Move", key_display="↑↓←→ wasd hjkl"),
-        _move_binding("down", "D", "Move"),
-        _move_binding("left", "L", "Move"),
-        _move_binding("right", "R", "Move"),
-        _move_binding("w", "U", "Up"),
-        _move_binding("s", "D", "Down"),
-        _move_binding("a", "L", "Left"),
-        _move_binding("d", "R", "Right"),
-        _move_binding("k", "U", "Up"),
-        _move_binding("j", "D", "Down"),
-        _move_binding("h", "L", "Left"),
-        _move_binding("l", "R", "Right"),
-        Binding("n", "new_game", "New game"),
-        Binding("t", "hint", "Hint"),
-        Binding("question_mark", "help", "Help", key_display="?"),
-        Binding("q", "quit_game", "Quit"),
+        Binding("up", "move('U')", N_("Move"), key_display="↑↓←→ wasd hjkl"),
+        _move_binding("down", "D", N_("Move")),
+        _move_binding("left", "L", N_("Move")),
+        _move_binding("right", "R", N_("Move")),
+        _move_binding("w", "U", N_("Up")),
+        _move_binding("s", "D", N_("Down")),
+        _move_binding("a", "L", N_("Left")),
+        _move_binding("d", "R", N_("Right")),
+        _move_binding("k", "U", N_("Up")),
+        _move_binding("j", "D", N_("Down")),
+        _move_binding("h", "L", N_("Left")),
+        _move_binding("l", "R", N_("Right")),
+        Binding("n", "new_game", N_("New game")),
+        Binding("t", "hint", N_("Hint")),
+        Binding("r", "rules", N_("Rules")),
+        Binding("question_mark", "help", N_("Help"), key_display="?"),
+        Binding("q", "quit_game", N_("Quit")),
     ]
 
     DEFAULT_CSS = (
@@ -150,6 +161,7 @@ class GameScreen(Responsive, Screen[None]):
 
     def __init__(self, store: Store, session: GameSession) -> None:
         super().__init__()
+        translate_bindings(self)
         self.store = store
         self.session = session
         self.best = 0
@@ -170,9 +182,9 @@ class GameScreen(Responsive, Screen[None]):
                 yield BoardView(id="board")
                 with Vertical(id="side"):
                     yield Static("2048", id="logo")
-                    yield ScoreBox("SCORE", id="score")
-                    yield ScoreBox("BEST", id="best")
-                    yield ScoreBox("MOVES", id="moves")
+                    yield ScoreBox(_("SCORE"), id="score")
+                    yield ScoreBox(_("BEST"), id="best")
+                    yield ScoreBox(_("MOVES"), id="moves")
                     yield Static("", id="side-info", classes="compact-only", markup=False)
             yield Static("", id="info", classes="roomy-only", markup=False)
             yield Static("", id="status", markup=False)
@@ -207,12 +219,16 @@ class GameScreen(Responsive, Screen[None]):
     def identity(self) -> str:
         """The line under the board that says which game this is."""
         session = self.session
-        who = f" · player {printable(session.player)}" if session.player else ""
-        return f"game {session.id} · seed {printable(session.state.seed)}{who}"
+        line = _("game {id} · seed {seed}").format(
+            id=session.id, seed=printable(session.state.seed)
+        )
+        if session.player:
+            line += " · " + _("player {name}").format(name=printable(session.player))
+        return line
 
     def short_identity(self) -> str:
         """The game's number, for the compact layout's side column."""
-        return f"game {self.session.id}"
+        return _("game {id}").format(id=self.session.id)
 
     def _refresh_side(self) -> None:
         """Best score and move count from the current state."""
@@ -222,9 +238,9 @@ class GameScreen(Responsive, Screen[None]):
     def standing_note(self) -> str:
         """What the status line says when there is no fresher message."""
         if self.locked:
-            return "this game changed elsewhere: a move key to reload it, n new game, q quit"
+            return _("this game changed elsewhere: a move key to reload it, n new game, q quit")
         if self.session.state.over:
-            return "game over: n new game, q quit"
+            return _("game over: n new game, q quit")
         return ""
 
     def set_status(self, text: str, *, notice: bool = False) -> None:
@@ -255,7 +271,9 @@ class GameScreen(Responsive, Screen[None]):
         except Twenty48Error as exc:
             # The move was not stored (the store raised before committing), so
             # the game is unchanged; say why and let the player try again.
-            self.notify(printable(str(exc)), title="Move not saved", severity="error", markup=False)
+            self.notify(
+                printable(str(exc)), title=_("Move not saved"), severity="error", markup=False
+            )
             return
         state = outcome.state
         self.best = max(self.best, state.score)
@@ -317,10 +335,18 @@ class GameScreen(Responsive, Screen[None]):
         try:
             session = self.store.open_game(self.session.id)
         except Twenty48Error as exc:
-            self.notify(printable(str(exc)), title="Not reloaded", severity="error", markup=False)
+            self.notify(
+                printable(str(exc)), title=_("Not reloaded"), severity="error", markup=False
+            )
             return
         self._load(session)
-        self.set_status(f"reloaded game {session.id}: {session.state.moves:,} moves as stored")
+        self.set_status(
+            ngettext(
+                "reloaded game {id}: {moves} move as stored",
+                "reloaded game {id}: {moves} moves as stored",
+                session.state.moves,
+            ).format(id=session.id, moves=number(session.state.moves))
+        )
         if session.state.over:
             self._show_game_over()
 
@@ -332,11 +358,13 @@ class GameScreen(Responsive, Screen[None]):
         try:
             session = self.store.new_game(None, player=previous.player)
         except Twenty48Error as exc:
-            self.notify(printable(str(exc)), title="No new game", severity="error", markup=False)
+            self.notify(printable(str(exc)), title=_("No new game"), severity="error", markup=False)
             return
         self._load(session)
         if previous.state.moves and not previous.state.over:
-            self.set_status(f"game {previous.id} is saved: twenty48 play --game {previous.id}")
+            self.set_status(
+                _("game {id} is saved: twenty48 play --game {id}").format(id=previous.id)
+            )
 
     def action_quit_game(self) -> None:
         """Leave; nothing to save, every move is committed as it is played."""
@@ -346,6 +374,10 @@ class GameScreen(Responsive, Screen[None]):
         """The key list."""
         self.app.push_screen(HelpScreen())
 
+    def action_rules(self) -> None:
+        """The rules of the game, in the chosen language."""
+        self.app.push_screen(RulesScreen())
+
     # ------------------------------------------------------------------ hints
 
     def action_hint(self) -> None:
@@ -353,7 +385,7 @@ class GameScreen(Responsive, Screen[None]):
         state = self.session.state
         if self.locked or state.over:
             return
-        self.set_status("hint: thinking…")
+        self.set_status(_("hint: thinking…"))
         self._compute_hint(self.session.id, state.moves, state.board)
 
     @work(thread=True, exclusive=True, group="hint")
@@ -362,12 +394,15 @@ class GameScreen(Responsive, Screen[None]):
         try:
             best_move = load_solver()
         except HintsUnavailableError:
-            self.app.call_from_thread(self._hint_ready, game_id, moves, None, "hints unavailable")
+            self.app.call_from_thread(
+                self._hint_ready, game_id, moves, None, _("hints unavailable")
+            )
             return
         try:
             direction, _details = best_move(board)
         except Exception as exc:  # a solver bug must not take the game down
-            self.app.call_from_thread(self._hint_ready, game_id, moves, None, f"hint failed: {exc}")
+            failed = _("hint failed: {reason}").format(reason=exc)
+            self.app.call_from_thread(self._hint_ready, game_id, moves, None, failed)
             return
         self.app.call_from_thread(self._hint_ready, game_id, moves, direction, None)
 
@@ -381,19 +416,24 @@ class GameScreen(Responsive, Screen[None]):
             self.set_status(error, notice=True)
             return
         if direction is None:
-            self.set_status("hint: no move helps")
+            self.set_status(_("hint: no move helps"))
             return
         if game_id not in self.assisted:
             try:
                 self.session.mark_assisted()
             except Twenty48Error as exc:
                 self.notify(
-                    printable(str(exc)), title="Hint not recorded", severity="error", markup=False
+                    printable(str(exc)),
+                    title=_("Hint not recorded"),
+                    severity="error",
+                    markup=False,
                 )
                 return
             self.assisted.add(game_id)
         self.set_status(
-            f"hint: {ARROWS[direction]} {direction.name.lower()}  (game marked assisted)"
+            _("hint: {arrow} {direction}  (game marked assisted)").format(
+                arrow=ARROWS[direction], direction=_(DIRECTION_NAMES[direction])
+            )
         )
 
 
@@ -405,6 +445,7 @@ class PlayApp(App[None]):
 
     def __init__(self, store: Store, session: GameSession) -> None:
         super().__init__()
+        translate_bindings(self)
         self.store = store
         self.game_screen = GameScreen(store, session)
 
@@ -429,10 +470,18 @@ def quit_line(store: Store, last: GameSession) -> str:
     try:
         stored = store.open_game(last.id)
     except Twenty48Error:
-        stored, note = last, " (as last shown; it could not be read back)"
+        stored, note = last, _(" (as last shown; it could not be read back)")
     state = stored.state
-    end = "over" if state.over else f"continue with: twenty48 play --game {last.id}"
-    return f"game {last.id}: score {state.score}, {state.moves} moves, saved{note}; {end}"
+    if state.over:
+        end = _("over")
+    else:
+        end = _("continue with: twenty48 play --game {id}").format(id=last.id)
+    line = ngettext(
+        "game {id}: score {score}, {moves} move, saved{note}; {end}",
+        "game {id}: score {score}, {moves} moves, saved{note}; {end}",
+        state.moves,
+    )
+    return line.format(id=last.id, score=state.score, moves=state.moves, note=note, end=end)
 
 
 def run_play_app(store: Store, session: GameSession) -> None:

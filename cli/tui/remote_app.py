@@ -20,14 +20,16 @@ from twenty48_replay.board import Direction
 from twenty48_replay.client import MoveRefusedError, RemoteGame
 from twenty48_replay.errors import NullMoveError
 from twenty48_replay.game import Spawn
+from twenty48_replay.i18n import N_, _
 from twenty48_replay.store import MoveOutcome, Store
 from twenty48_replay.text import printable
 
 from .play_app import GameScreen, PlayApp
 from .screens import HelpScreen
 
-FAIR_HELP_TEXT = """\
+FAIR_HELP_TEXT = N_("""\
 [b]Move[/b]    ← ↑ → ↓   or  a w d s   or  h k l j
+[b]r[/b]       the rules of the game
 [b]?[/b]       this help
 [b]q[/b]       finish: the server ends the game, reveals its
         seed and signs the record, which is checked here
@@ -39,7 +41,7 @@ every new tile comes from it one move at a time, so no one
 knew the tiles in advance.  No hints (t) and no new game (n):
 a fair game is played unaided, one per run.  Anyone can check
 the record: [i]twenty48 verify --trust SERVER_URL record.json[/i].\
-"""
+""")
 
 
 class RemoteSession:
@@ -73,29 +75,30 @@ class RemoteSession:
 class RemoteGameScreen(GameScreen):
     """The game screen without hints or local new games; q finishes the fair game."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "quit_game", "Finish & sign")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "quit_game", N_("Finish & sign"))]
 
     def identity(self) -> str:
         """Which game, on which server, and the whole commitment (64 hex characters)."""
         game: RemoteGame = self.session.game  # type: ignore[attr-defined]
-        who = f" · player {printable(game.player)}" if game.player else ""
-        where = f"fair game {game.id} on {printable(game.client.url)}{who}"
-        return f"{where}\ncommitment {game.commitment}"
+        where = _("fair game {id} on {url}").format(id=game.id, url=printable(game.client.url))
+        if game.player:
+            where += " · " + _("player {name}").format(name=printable(game.player))
+        return where + "\n" + _("commitment {commitment}").format(commitment=game.commitment)
 
     def standing_note(self) -> str:
         if self.session.state.over:
-            return "game over: q finishes, reveals the server seed and signs the record"
+            return _("game over: q finishes, reveals the server seed and signs the record")
         return ""
 
     def action_hint(self) -> None:
-        self.set_status("no hints in a fair game", notice=True)
+        self.set_status(_("no hints in a fair game"), notice=True)
 
     def action_new_game(self) -> None:
-        self.set_status("one fair game per run: quit, then play --server again", notice=True)
+        self.set_status(_("one fair game per run: quit, then play --server again"), notice=True)
 
     def action_help(self) -> None:
         """What fair play means here, and what q does."""
-        self.app.push_screen(HelpScreen(FAIR_HELP_TEXT, "twenty48 — a fair game"))
+        self.app.push_screen(HelpScreen(FAIR_HELP_TEXT, N_("twenty48 — a fair game")))
 
 
 class RemotePlayApp(PlayApp):

@@ -27,11 +27,14 @@ from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, ProgressBar, Static
 
+from twenty48_replay.i18n import N_, _, ngettext
+from twenty48_replay.i18n import number as format_number
 from twenty48_replay.replay import Step
 from twenty48_replay.text import printable
 from twenty48_replay.timeline import Timeline
 
 from ..replay_cmd import ARROWS
+from .language import translate_bindings
 from .screens import HelpScreen, dialog_css
 from .widgets import (
     BOARD_BACKGROUND,
@@ -55,13 +58,13 @@ FRAME_RATE: Final = 30
 #: How far PgUp/PgDn jump.
 PAGE: Final = 10
 
-NAMES: Final = {"U": "up", "D": "down", "L": "left", "R": "right"}
+NAMES: Final = {"U": N_("up"), "D": N_("down"), "L": N_("left"), "R": N_("right")}
 #: The original's colour for a tile that just merged, used for alerts here.
 ALERT = "#f65e3b"
 INVALID_RED = "#c0392b"
 WIN_GOLD = TILE_BACKGROUNDS[2048]
 
-HELP_TEXT = """\
+HELP_TEXT = N_("""\
 [b]→ ← or l h[/b]     one move forward / back
 [b]PgDn PgUp[/b]      ten moves forward / back
 [b]Home End[/b]       the opening / the last step
@@ -73,12 +76,12 @@ HELP_TEXT = """\
 
 Step k is the board after move k and its spawn, the
 outlined tile.  Nothing is written: a replay only reads.\
-"""
+""")
 
 
 def cell_name(cell: int) -> str:
     """A cell index as the player counts it: "row 1, col 3" (1-based, row-major)."""
-    return f"row {cell // 4 + 1}, col {cell % 4 + 1}"
+    return _("row {row}, col {col}").format(row=cell // 4 + 1, col=cell % 4 + 1)
 
 
 def parse_step(text: str, last: int) -> int | str:
@@ -90,10 +93,12 @@ def parse_step(text: str, last: int) -> int | str:
     try:
         number = int(text)
     except ValueError:
-        return f"not a move number: {text!r}" if text else "type a move number"
+        if not text:
+            return _("type a move number")
+        return _("not a move number: {text}").format(text=repr(text))
     resolved = number + last + 1 if number < 0 else number
     if not 0 <= resolved <= last:
-        return f"move {number} is outside 0..{last}"
+        return _("move {number} is outside 0..{last}").format(number=number, last=last)
     return resolved
 
 
@@ -124,10 +129,11 @@ class GotoScreen(ModalScreen[int | None]):
     }}
     """
     )
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", N_("Cancel"))]
 
     def __init__(self, last: int, current: int, text: str = "") -> None:
         super().__init__()
+        translate_bindings(self)
         self.last = last
         self.current = current
         #: Typed before the input exists; it starts with this text.
@@ -136,15 +142,17 @@ class GotoScreen(ModalScreen[int | None]):
     def compose(self) -> ComposeResult:
         """Title, the input and a line for errors."""
         with Vertical(id="goto"):
-            yield Static("Go to move", classes="title")
+            yield Static(_("Go to move"), classes="title")
             yield Input(
                 self.pending,
-                placeholder=f"0 – {self.last}  (now {self.current}; -1 = last)",
+                placeholder=_("0 – {last}  (now {current}; -1 = last)").format(
+                    last=self.last, current=self.current
+                ),
                 id="goto-input",
                 select_on_focus=False,  # a digit typed to open the prompt is kept, not replaced
             )
             yield Static("", id="goto-error", classes="body", markup=False)
-            yield Static("[dim]enter: go · escape: cancel[/dim]", classes="body")
+            yield Static(_("[dim]enter: go · escape: cancel[/dim]"), classes="body")
 
     def type_text(self, text: str) -> None:
         """Add keys typed elsewhere (before the prompt was up) to the number."""
@@ -198,22 +206,22 @@ class ReplayScreen(Responsive, Screen[None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("right", "step(1)", "Step", key_display="← →"),
-        Binding("left", "step(-1)", "Back", show=False),
-        Binding("l", "step(1)", "Step", show=False),
-        Binding("h", "step(-1)", "Back", show=False),
+        Binding("right", "step(1)", N_("Step"), key_display="← →"),
+        Binding("left", "step(-1)", N_("Back"), show=False),
+        Binding("l", "step(1)", N_("Step"), show=False),
+        Binding("h", "step(-1)", N_("Back"), show=False),
         Binding("pagedown", f"step({PAGE})", f"±{PAGE}", key_display="PgUp/Dn"),
-        Binding("pageup", f"step(-{PAGE})", f"Back {PAGE}", show=False),
-        Binding("home", "start", "Start", show=False),
-        Binding("end", "end", "End", show=False),
-        Binding("g", "goto", "Go to"),
-        Binding("space", "toggle_play", "Play"),
-        Binding("space", "toggle_play('pause')", "Pause"),
-        Binding("plus", "speed(1)", "Speed", key_display="+ -"),
-        Binding("equals_sign", "speed(1)", "Faster", show=False),
-        Binding("minus", "speed(-1)", "Slower", show=False),
-        Binding("question_mark", "help", "Help", key_display="?"),
-        Binding("q", "quit_viewer", "Quit"),
+        Binding("pageup", f"step(-{PAGE})", N_("Back 10"), show=False),
+        Binding("home", "start", N_("Start"), show=False),
+        Binding("end", "end", N_("End"), show=False),
+        Binding("g", "goto", N_("Go to")),
+        Binding("space", "toggle_play", N_("Play")),
+        Binding("space", "toggle_play('pause')", N_("Pause")),
+        Binding("plus", "speed(1)", N_("Speed"), key_display="+ -"),
+        Binding("equals_sign", "speed(1)", N_("Faster"), show=False),
+        Binding("minus", "speed(-1)", N_("Slower"), show=False),
+        Binding("question_mark", "help", N_("Help"), key_display="?"),
+        Binding("q", "quit_viewer", N_("Quit")),
     ]
 
     DEFAULT_CSS = (
@@ -323,6 +331,7 @@ class ReplayScreen(Responsive, Screen[None]):
 
     def __init__(self, timeline: Timeline, label: str, reasons: list[str]) -> None:
         super().__init__()
+        translate_bindings(self)
         self.timeline = timeline
         self.label = label
         self.reasons = list(reasons)
@@ -347,15 +356,17 @@ class ReplayScreen(Responsive, Screen[None]):
                 yield Static(self.win_note(), id="win-note", markup=False)
             if self.reasons:
                 yield Static(
-                    printable("INVALID: " + "; ".join(self.reasons)), id="banner", markup=False
+                    printable(_("INVALID: {reasons}").format(reasons="; ".join(self.reasons))),
+                    id="banner",
+                    markup=False,
                 )
             with Horizontal(id="top"):
                 yield BoardView(id="board")
                 with Vertical(id="side"):
-                    yield ScoreBox("MOVE", id="move")
-                    yield ScoreBox("SCORE", id="score")
-                    yield ScoreBox("PLAYED", id="played")
-                    yield ScoreBox("SPAWNED", id="spawned")
+                    yield ScoreBox(_("MOVE"), id="move")
+                    yield ScoreBox(_("SCORE"), id="score")
+                    yield ScoreBox(_("PLAYED"), id="played")
+                    yield ScoreBox(_("SPAWNED"), id="spawned")
                     yield Static("", id="win-marker", classes="marker", markup=False)
                     yield Static("", id="end-marker", classes="marker", markup=False)
             with Horizontal(id="bottom"):
@@ -371,17 +382,21 @@ class ReplayScreen(Responsive, Screen[None]):
     def title_text(self) -> str:
         """What is being replayed: label, seed, player, length of the record."""
         record = self.timeline.record
-        parts = [f"replay · {printable(self.label)}", f"seed {printable(record.seed)}"]
+        parts = [
+            _("replay · {label}").format(label=printable(self.label)),
+            _("seed {seed}").format(seed=printable(record.seed)),
+        ]
         if record.player:
-            parts.append(f"player {printable(record.player)}")
-        parts.append(f"{record.move_count:,} moves")
+            parts.append(_("player {name}").format(name=printable(record.player)))
+        count = record.move_count
+        parts.append(ngettext("{n} move", "{n} moves", count).format(n=format_number(count)))
         return " · ".join(parts)
 
     def win_note(self) -> str:
         """The header's pointer to the winning move, so it can be found with ``g``."""
         if self.winning_step is None:
             return ""
-        return f"★ 2048 reached at move {self.winning_step}"
+        return _("★ 2048 reached at move {number}").format(number=self.winning_step)
 
     # ------------------------------------------------------------------ display
 
@@ -416,19 +431,25 @@ class ReplayScreen(Responsive, Screen[None]):
         self.current = step = self.timeline[number]
         opening = step.move is None
         self.board_view.show(step.board, None if opening else step.spawn.cell)
-        self.query_one("#move", ScoreBox).show(number, f"of {self.timeline.last:,}")
+        self.query_one("#move", ScoreBox).show(
+            number, _("of {last}").format(last=format_number(self.timeline.last))
+        )
         self.query_one("#score", ScoreBox).show(
             step.score, f"+{step.gained}" if step.gained else ""
         )
         played = self.query_one("#played", ScoreBox)
         spawned = self.query_one("#spawned", ScoreBox)
         if step.move is None:
-            played.show_text("opening")
-            spawned.show_text("two opening tiles")
+            played.show_text(_("opening"))
+            spawned.show_text(_("two opening tiles"))
         else:
             letter = step.move.letter
-            played.show_text(f"{ARROWS[letter]} {letter} · {NAMES[letter]}")
-            spawned.show_text(f"{step.spawn.value} at {cell_name(step.spawn.cell)}")
+            played.show_text(f"{ARROWS[letter]} {letter} · {_(NAMES[letter])}")
+            spawned.show_text(
+                _("{value} at {cell}").format(
+                    value=step.spawn.value, cell=cell_name(step.spawn.cell)
+                )
+            )
         self._show_markers()
         self.query_one(ProgressBar).update(progress=number)
 
@@ -436,7 +457,7 @@ class ReplayScreen(Responsive, Screen[None]):
         """Highlight the winning move and the end (game over, or why the replay stops)."""
         win = self.query_one("#win-marker", Static)
         at_win = self.step == self.winning_step
-        win.update("★ 2048 reached here!" if at_win else "")
+        win.update(_("★ 2048 reached here!") if at_win else "")
         win.set_class(at_win, "-on")
         end = self.query_one("#end-marker", Static)
         kind = ""
@@ -444,11 +465,12 @@ class ReplayScreen(Responsive, Screen[None]):
         if self.step == self.timeline.last:
             error = self.timeline.error
             if error is not None:
-                kind, text = "-invalid", f"✗ move {error.move_number} is invalid"
+                text = _("✗ move {number} is invalid").format(number=error.move_number)
+                kind = "-invalid"
             elif self.current.over:
-                kind, text = "-over", "game over"
+                kind, text = "-over", _("game over")
             else:
-                kind, text = "-end", "end of game (not over)"
+                kind, text = "-end", _("end of game (not over)")
         end.update(text)
         for name in ("-invalid", "-over", "-end"):
             end.set_class(name == kind, name)
@@ -466,8 +488,8 @@ class ReplayScreen(Responsive, Screen[None]):
         """Playing or paused, and the speed ``+``/``-`` would change."""
         self.refresh_bindings()
         state = self.query_one("#play-state", Static)
-        icon = "▶ playing" if self.playing else "‖ paused"
-        state.update(f"{icon} · {self.speed} moves/s")
+        icon = _("▶ playing") if self.playing else _("‖ paused")
+        state.update(_("{state} · {speed} moves/s").format(state=icon, speed=self.speed))
         state.set_class(self.playing, "-playing")
 
     # ------------------------------------------------------------------ navigation
@@ -572,7 +594,7 @@ class ReplayScreen(Responsive, Screen[None]):
     def action_help(self) -> None:
         """The key list (autoplay pauses under it)."""
         self.stop_autoplay()
-        self.app.push_screen(HelpScreen(HELP_TEXT, "twenty48 replay — keys"))
+        self.app.push_screen(HelpScreen(HELP_TEXT, N_("twenty48 replay — keys")))
 
     def action_quit_viewer(self) -> None:
         """Leave; a replay changes nothing, so there is nothing to save."""

@@ -1,4 +1,4 @@
-"""The modal screens over the board: help, the win banner, game over, a conflict.
+"""The modal screens over the board: help, the rules, the win banner, game over, a conflict.
 
 Each one is a :class:`ModalScreen`, so while it is up the game screen's
 bindings do not apply: moves are ignored under the win banner, exactly as
@@ -13,25 +13,67 @@ from typing import ClassVar, Literal
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from twenty48_replay.i18n import N_, _, ngettext, number
+
+from .language import translate_bindings
 from .widgets import BUTTON, DARK_TEXT, LIGHT_TEXT, PAGE_BACKGROUND
 
 Choice = Literal["continue", "new", "quit", "close", "reload"]
 
-HELP_TEXT = """\
+HELP_TEXT = N_("""\
 [b]Move[/b]    ← ↑ → ↓   or  a w d s   or  h k l j
 [b]n[/b]       new game (this one stays saved)
 [b]t[/b]       hint: the solver's move (marks the game assisted)
+[b]r[/b]       the rules of the game
 [b]?[/b]       this help
 [b]q[/b]       quit (every move is saved as it is played)
 
 Join equal tiles to make 2048.  A game is its seed plus
 its moves, so anyone can replay and verify it:
 [i]twenty48 show[/i], [i]twenty48 export[/i], [i]twenty48 verify[/i].\
-"""
+""")
+
+RULES_TEXT = N_("""\
+[b]The board[/b]
+Sixteen cells in a grid of four by four. A game opens with two tiles \
+on the board, and every tile carries a power of two.
+
+[b]Moving[/b]
+Each move pushes all the tiles as far as they can go in one direction: \
+up, down, left or right. A tile stops at the edge or against another tile.
+
+[b]Merging[/b]
+Two tiles with the same number that meet in a move merge into one tile \
+holding their sum: two 2s make a 4, two 4s make an 8. A tile made by a \
+merge does not merge again in the same move, so the row 2 2 2 2 moved left \
+becomes 4 4. With three equal tiles in a line, the two nearest the edge \
+you move towards merge first.
+
+[b]New tiles[/b]
+After every move that changes the board, a new tile appears on a random \
+empty cell: a 2 nine times in ten, a 4 one time in ten. A move that \
+changes nothing does not count and brings no new tile.
+
+[b]Score[/b]
+Every merge adds the number on the new tile to your score: merging two \
+8s into a 16 earns 16 points.
+
+[b]Winning[/b]
+Make a tile of 2048 and you have won. You may keep playing for bigger \
+tiles and a higher score.
+
+[b]Game over[/b]
+The game is over when the board is full and no two neighbouring tiles \
+hold the same number: then no move can change the board.
+
+[b]This version[/b]
+The new tiles come from the game's seed, so a game is its seed plus its \
+moves: anyone can replay it and check the score.\
+""")
 
 
 def dialog_css(name: str, width: int = 60) -> str:
@@ -42,7 +84,10 @@ def dialog_css(name: str, width: int = 60) -> str:
     }}
     {name} > Vertical {{
         width: {width};
+        max-width: 100%;
         height: auto;
+        max-height: 100%;
+        overflow-y: auto;
         padding: 1 2;
         background: {PAGE_BACKGROUND};
         color: {DARK_TEXT};
@@ -90,22 +135,67 @@ class HelpScreen(ModalScreen[Choice]):
 
     DEFAULT_CSS = dialog_css("HelpScreen", width=66)
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Close"),
-        Binding("question_mark", "close", "Close", show=False),
-        Binding("q", "close", "Close", show=False),
+        Binding("escape", "close", N_("Close")),
+        Binding("question_mark", "close", N_("Close"), show=False),
+        Binding("q", "close", N_("Close"), show=False),
     ]
 
-    def __init__(self, text: str = HELP_TEXT, heading: str = "twenty48 — keys") -> None:
+    def __init__(self, text: str = HELP_TEXT, heading: str = N_("twenty48 — keys")) -> None:
+        """``text`` and ``heading`` are English; they are shown in the chosen language."""
         super().__init__()
-        self.text = text
-        self.heading = heading
+        translate_bindings(self)
+        self.text = _(text)
+        self.heading = _(heading)
 
     def compose(self) -> ComposeResult:
         """A card with the key list."""
         with Vertical(id="help"):
             yield Static(self.heading, classes="title")
             yield Static(self.text, id="help-text")
-            yield Static("[dim]escape, ? or q closes this[/dim]", classes="body")
+            yield Static(_("[dim]escape, ? or q closes this[/dim]"), classes="body")
+
+    def action_close(self) -> None:
+        """Back to the game."""
+        self.dismiss("close")
+
+
+class RulesScreen(ModalScreen[Choice]):
+    """The whole rules of the game in the chosen language; scrolls on a small terminal."""
+
+    DEFAULT_CSS = (
+        dialog_css("RulesScreen", width=72)
+        + """
+    RulesScreen > Vertical {
+        height: 100%;
+        max-height: 40;
+    }
+    RulesScreen VerticalScroll {
+        height: 1fr;
+        scrollbar-size-vertical: 1;
+    }
+    """
+    )
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", N_("Close")),
+        Binding("r", "close", N_("Close"), show=False),
+        Binding("q", "close", N_("Close"), show=False),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        translate_bindings(self)
+
+    def compose(self) -> ComposeResult:
+        """Title, the rules (scrolling), how to close."""
+        with Vertical(id="rules"):
+            yield Static(_("The rules of 2048"), classes="title")
+            with VerticalScroll(id="rules-scroll"):
+                yield Static(_(RULES_TEXT), id="rules-text")
+            yield Static(_("[dim]↑ ↓ scroll · escape, r or q closes this[/dim]"), classes="body")
+
+    def on_mount(self) -> None:
+        """The text has the focus, so the arrow keys scroll it."""
+        self.query_one("#rules-scroll", VerticalScroll).focus()
 
     def action_close(self) -> None:
         """Back to the game."""
@@ -126,28 +216,31 @@ class WinScreen(ModalScreen[Choice]):
     """
     )
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("c", "choose('continue')", "Continue"),
-        Binding("n", "choose('new')", "New game"),
-        Binding("q", "choose('quit')", "Quit"),
+        Binding("c", "choose('continue')", N_("Continue")),
+        Binding("n", "choose('new')", N_("New game")),
+        Binding("q", "choose('quit')", N_("Quit")),
     ]
 
     def __init__(self, score: int, moves: int) -> None:
         super().__init__()
+        translate_bindings(self)
         self.score = score
         self.moves = moves
 
     def compose(self) -> ComposeResult:
         """Banner text and the two choices (Continue has the focus, so enter keeps going)."""
         with Vertical(id="win"):
-            yield Static("You win!", classes="title")
+            yield Static(_("You win!"), classes="title")
             yield Static(
-                f"2048 reached in {self.moves:,} moves, score {self.score:,}.",
+                _("2048 reached in {moves} moves, score {score}.").format(
+                    moves=number(self.moves), score=number(self.score)
+                ),
                 id="win-text",
                 classes="body",
             )
             with Horizontal():
-                yield Button("Continue (c)", id="continue", compact=True)
-                yield Button("New game (n)", id="new", compact=True)
+                yield Button(_("Continue (c)"), id="continue", compact=True)
+                yield Button(_("New game (n)"), id="new", compact=True)
 
     def on_mount(self) -> None:
         """Focus Continue, so enter keeps playing as in the original."""
@@ -171,13 +264,14 @@ class GameOverScreen(ModalScreen[Choice]):
 
     DEFAULT_CSS = dialog_css("GameOverScreen")
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n", "choose('new')", "New game"),
-        Binding("q", "choose('quit')", "Quit"),
-        Binding("escape", "choose('close')", "Look at the board"),
+        Binding("n", "choose('new')", N_("New game")),
+        Binding("q", "choose('quit')", N_("Quit")),
+        Binding("escape", "choose('close')", N_("Look at the board")),
     ]
 
     def __init__(self, score: int, best: int, moves: int, max_tile: int) -> None:
         super().__init__()
+        translate_bindings(self)
         self.score = score
         self.best = best
         self.moves = moves
@@ -185,20 +279,28 @@ class GameOverScreen(ModalScreen[Choice]):
 
     def compose(self) -> ComposeResult:
         """The final numbers and the choices."""
-        record = "  [b]A new best![/b]" if self.score >= self.best and self.score > 0 else ""
+        new_best = self.score >= self.best and self.score > 0
+        record = "  " + _("[b]A new best![/b]") if new_best else ""
         with Vertical(id="over"):
-            yield Static("Game over!", classes="title")
+            yield Static(_("Game over!"), classes="title")
             yield Static(
-                f"Final score [b]{self.score:,}[/b]\n"
-                f"Best score [b]{self.best:,}[/b]{record}\n"
-                f"{self.moves:,} moves, largest tile {self.max_tile:,}",
+                _("Final score [b]{score}[/b]").format(score=number(self.score))
+                + "\n"
+                + _("Best score [b]{best}[/b]").format(best=number(self.best))
+                + record
+                + "\n"
+                + ngettext(
+                    "{moves} move, largest tile {tile}",
+                    "{moves} moves, largest tile {tile}",
+                    self.moves,
+                ).format(moves=number(self.moves), tile=number(self.max_tile)),
                 id="over-text",
                 classes="body",
             )
             with Horizontal():
-                yield Button("New game (n)", id="new", compact=True)
-                yield Button("Quit (q)", id="quit", compact=True)
-            yield Static("[dim]escape: look at the board[/dim]", classes="body")
+                yield Button(_("New game (n)"), id="new", compact=True)
+                yield Button(_("Quit (q)"), id="quit", compact=True)
+            yield Static(_("[dim]escape: look at the board[/dim]"), classes="body")
 
     def on_mount(self) -> None:
         """Focus New game, so enter starts one."""
@@ -223,30 +325,33 @@ class ConflictScreen(ModalScreen[Choice]):
 
     DEFAULT_CSS = dialog_css("ConflictScreen")
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("r", "choose('reload')", "Reload"),
-        Binding("n", "choose('new')", "New game"),
-        Binding("q", "choose('quit')", "Quit"),
-        Binding("escape", "choose('close')", "Close"),
+        Binding("r", "choose('reload')", N_("Reload")),
+        Binding("n", "choose('new')", N_("New game")),
+        Binding("q", "choose('quit')", N_("Quit")),
+        Binding("escape", "choose('close')", N_("Close")),
     ]
 
     def __init__(self, message: str) -> None:
         super().__init__()
+        translate_bindings(self)
         self.message = message
 
     def compose(self) -> ComposeResult:
         """The error and the choices (Reload has the focus)."""
         with Vertical(id="conflict"):
-            yield Static("This game changed elsewhere", classes="title")
+            yield Static(_("This game changed elsewhere"), classes="title")
             yield Static(self.message, id="conflict-text", classes="body", markup=False)
             yield Static(
-                "No more moves can be saved to it from this board. Reload it as "
-                "stored now, start a new game, or quit.",
+                _(
+                    "No more moves can be saved to it from this board. Reload it as "
+                    "stored now, start a new game, or quit."
+                ),
                 classes="body",
             )
             with Horizontal():
-                yield Button("Reload (r)", id="reload", compact=True)
-                yield Button("New game (n)", id="new", compact=True)
-                yield Button("Quit (q)", id="quit", compact=True)
+                yield Button(_("Reload (r)"), id="reload", compact=True)
+                yield Button(_("New game (n)"), id="new", compact=True)
+                yield Button(_("Quit (q)"), id="quit", compact=True)
 
     def on_mount(self) -> None:
         """Focus Reload, so enter takes the game as it is stored."""

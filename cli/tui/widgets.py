@@ -17,6 +17,7 @@ from textual.widget import Widget
 from textual.widgets import Footer, Static
 
 from twenty48_replay.board import Board
+from twenty48_replay.i18n import number as format_number
 from twenty48_replay.pictures import style
 
 from . import palette
@@ -106,7 +107,7 @@ def page_css(screen: str) -> str:
         margin-left: 2;
     }}
     {screen}.-medium #side {{
-        width: 22;
+        width: 26;
         margin-left: 1;
     }}
     {screen}.-compact #side {{
@@ -203,7 +204,7 @@ class Tile(Static):
         text-style: bold;
     }
     .-medium Tile {
-        width: 8;
+        width: 7;
     }
     .-compact Tile {
         width: 6;
@@ -252,8 +253,8 @@ class BoardView(Grid):
     }
     .-medium BoardView {
         grid-gutter: 1 1;
-        grid-columns: 8;
-        width: 37;
+        grid-columns: 7;
+        width: 33;
         padding: 1 1;
     }
     .-compact BoardView {
@@ -335,7 +336,7 @@ class ScoreBox(Static):
         self.value = value
         if extra is not None:
             self.extra = extra
-        number = Content(f"{value:,}")
+        number = Content(format_number(value))
         if self.extra:
             number = Content.assemble(number, "  ", (self.extra, "bold #776e65"))
         self.update(number)

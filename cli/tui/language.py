@@ -1,0 +1,28 @@
+"""The TUI's text in the chosen language (:mod:`twenty48_replay.i18n`).
+
+Key descriptions are written in class bodies, before the language is known,
+so they are marked with ``N_`` there and translated per screen instance.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from textual.dom import DOMNode
+
+from twenty48_replay.i18n import _
+
+
+def translate_bindings(node: DOMNode) -> None:
+    """Give ``node``'s own copy of its key bindings descriptions in the current language.
+
+    Each instance holds a copy of its class's bindings map (Textual copies it
+    in ``__init__``), so replacing the lists here leaves the class alone and
+    a later screen in another language translates afresh.
+    """
+    keys = node._bindings.key_to_bindings
+    for key, bindings in list(keys.items()):
+        keys[key] = [
+            replace(binding, description=_(binding.description)) if binding.description else binding
+            for binding in bindings
+        ]
