@@ -302,3 +302,24 @@ def test_the_win_banner_in_each_language(tmp_path: Path, language: str) -> None:
                 assert ("Fortsæt (c)" if language == "da" else "Continue (c)") in text
 
         asyncio.run(run())
+
+
+def test_errors_stay_english_in_str_and_read_in_danish_when_translated() -> None:
+    """``str(error)`` may go into JSON, so it never changes; ``translated()`` is for people."""
+    from twenty48_replay.errors import ConflictError, GameNotFoundError, NullMoveError
+
+    errors = [ConflictError(3, 4, 5), GameNotFoundError(9), NullMoveError("L", 2, over=True)]
+    english = [str(error) for error in errors]
+    try:
+        i18n.set_language("da")
+        assert [str(error) for error in errors] == english
+        danish = [error.translated() for error in errors]
+        assert danish == [
+            "spil 3 er ændret af en anden proces: ventede at skrive træk 5 (det har 5 træk nu); "
+            "genindlæs det, og prøv igen",
+            "intet spil med id 9",
+            "træk 2 (L) er ikke et gyldigt træk: spillet er slut",
+        ]
+    finally:
+        i18n.set_language("en")
+    assert [error.translated() for error in errors] == english

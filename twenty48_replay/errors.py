@@ -12,7 +12,10 @@ errors to exit codes in one place and never shows a traceback:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar, Final
+
+from .i18n import N_, _
 
 EXIT_OK: Final = 0
 EXIT_FAILED: Final = 1
@@ -20,9 +23,19 @@ EXIT_UNUSABLE: Final = 2
 
 
 class Twenty48Error(Exception):
-    """Base of every error this library raises on purpose."""
+    """Base of every error this library raises on purpose.
+
+    ``str(error)`` is always English: it may end up in JSON (``"error"``),
+    which never changes with the language.  :meth:`translated` is the same
+    message in the chosen language, for people (:mod:`twenty48_replay.i18n`);
+    a subclass whose text is built from a template translates the template.
+    """
 
     exit_code: ClassVar[int] = EXIT_FAILED
+
+    def translated(self) -> str:
+        """The message in the current language (English where there is no translation)."""
+        return _(str(self))
 
 
 class RecordError(Twenty48Error, ValueError):
@@ -67,6 +80,17 @@ class RecordError(Twenty48Error, ValueError):
     def __str__(self) -> str:
         return self.message
 
+    def translated(self) -> str:
+        """Where, in the current language; the reason itself stays as the reader gave it."""
+        where = []
+        if self.source is not None:
+            where.append(self.source if self.index is None else f"{self.source}:{self.index}")
+        if self.field is not None:
+            where.append(_("field '{field}'").format(field=self.field))
+        prefix = ": ".join(where)
+        reason = _(self.reason)
+        return f"{prefix}: {reason}" if prefix else reason
+
 
 class NullMoveError(Twenty48Error, ValueError):
     """A direction that does not change the board was played.
@@ -79,9 +103,20 @@ class NullMoveError(Twenty48Error, ValueError):
         self.direction = direction
         self.move_number = move_number
         self.over = over
-        where = f"move {move_number} ({direction})" if move_number else f"move {direction}"
-        why = "the game is over" if over else "it does not change the board"
-        super().__init__(f"{where} is not a valid move: {why}")
+        super().__init__(self._text(lambda text: text))
+
+    def _text(self, tr: Callable[[str], str]) -> str:
+        if self.move_number:
+            where = tr(N_("move {number} ({direction})")).format(
+                number=self.move_number, direction=self.direction
+            )
+        else:
+            where = tr(N_("move {direction}")).format(direction=self.direction)
+        why = tr(N_("the game is over") if self.over else N_("it does not change the board"))
+        return tr(N_("{where} is not a valid move: {why}")).format(where=where, why=why)
+
+    def translated(self) -> str:
+        return self._text(_)
 
 
 class GameNotFoundError(Twenty48Error, LookupError):
@@ -89,7 +124,12 @@ class GameNotFoundError(Twenty48Error, LookupError):
 
     def __init__(self, game_id: object) -> None:
         self.game_id = game_id
-        super().__init__(f"no game with id {game_id}")
+        super().__init__(self.TEMPLATE.format(id=game_id))
+
+    TEMPLATE: ClassVar[str] = N_("no game with id {id}")
+
+    def translated(self) -> str:
+        return _(self.TEMPLATE).format(id=self.game_id)
 
 
 class ConflictError(Twenty48Error):
@@ -104,11 +144,21 @@ class ConflictError(Twenty48Error):
         self.game_id = game_id
         self.expected = expected
         self.actual = actual
-        now = f" (it has {actual} moves now)" if actual is not None else ""
-        super().__init__(
-            f"game {game_id} was changed by another process: expected to write move "
-            f"{expected + 1}{now}; reload it and try again"
-        )
+        super().__init__(self._text(lambda text: text))
+
+    def _text(self, tr: Callable[[str], str]) -> str:
+        now = ""
+        if self.actual is not None:
+            now = tr(N_(" (it has {moves} moves now)")).format(moves=self.actual)
+        return tr(
+            N_(
+                "game {id} was changed by another process: expected to write move "
+                "{number}{now}; reload it and try again"
+            )
+        ).format(id=self.game_id, number=self.expected + 1, now=now)
+
+    def translated(self) -> str:
+        return self._text(_)
 
 
 class SealedGameError(Twenty48Error):
@@ -122,7 +172,12 @@ class SealedGameError(Twenty48Error):
 
     def __init__(self, game_id: int) -> None:
         self.game_id = game_id
-        super().__init__(f"game {game_id} is a signed fair-play record; it takes no more moves")
+        super().__init__(self.TEMPLATE.format(id=game_id))
+
+    TEMPLATE: ClassVar[str] = N_("game {id} is a signed fair-play record; it takes no more moves")
+
+    def translated(self) -> str:
+        return _(self.TEMPLATE).format(id=self.game_id)
 
 
 class StoreError(Twenty48Error):
@@ -150,5 +205,15 @@ class DamagedGameError(Twenty48Error):
     def __init__(self, game_id: int, problems: list[str]) -> None:
         self.game_id = game_id
         self.problems = tuple(problems)
-        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        super().__init__(f"game {game_id} is damaged: {problems[0]}{more}; see 'twenty48 check'")
+        super().__init__(self._text(lambda text: text))
+
+    def _text(self, tr: Callable[[str], str]) -> str:
+        more = ""
+        if len(self.problems) > 1:
+            more = tr(N_(" (and {count} more)")).format(count=len(self.problems) - 1)
+        return tr(N_("game {id} is damaged: {problem}{more}; see 'twenty48 check'")).format(
+            id=self.game_id, problem=self.problems[0], more=more
+        )
+
+    def translated(self) -> str:
+        return self._text(_)

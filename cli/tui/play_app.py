@@ -272,7 +272,10 @@ class GameScreen(Responsive, Screen[None]):
             # The move was not stored (the store raised before committing), so
             # the game is unchanged; say why and let the player try again.
             self.notify(
-                printable(str(exc)), title=_("Move not saved"), severity="error", markup=False
+                printable(exc.translated()),
+                title=_("Move not saved"),
+                severity="error",
+                markup=False,
             )
             return
         state = outcome.state
@@ -309,7 +312,7 @@ class GameScreen(Responsive, Screen[None]):
     def _conflict(self, exc: ConflictError) -> None:
         """Stop taking moves for this game and tell the player why."""
         self.locked = True
-        self.conflict = printable(str(exc))
+        self.conflict = printable(exc.translated())
         self.set_status(self.standing_note(), notice=True)
         self._offer_choices()
 
@@ -336,7 +339,7 @@ class GameScreen(Responsive, Screen[None]):
             session = self.store.open_game(self.session.id)
         except Twenty48Error as exc:
             self.notify(
-                printable(str(exc)), title=_("Not reloaded"), severity="error", markup=False
+                printable(exc.translated()), title=_("Not reloaded"), severity="error", markup=False
             )
             return
         self._load(session)
@@ -358,7 +361,9 @@ class GameScreen(Responsive, Screen[None]):
         try:
             session = self.store.new_game(None, player=previous.player)
         except Twenty48Error as exc:
-            self.notify(printable(str(exc)), title=_("No new game"), severity="error", markup=False)
+            self.notify(
+                printable(exc.translated()), title=_("No new game"), severity="error", markup=False
+            )
             return
         self._load(session)
         if previous.state.moves and not previous.state.over:
@@ -423,7 +428,7 @@ class GameScreen(Responsive, Screen[None]):
                 self.session.mark_assisted()
             except Twenty48Error as exc:
                 self.notify(
-                    printable(str(exc)),
+                    printable(exc.translated()),
                     title=_("Hint not recorded"),
                     severity="error",
                     markup=False,
