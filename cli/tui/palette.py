@@ -49,10 +49,12 @@ def _cube(red: int, green: int, blue: int) -> str:
 
 
 #: 256 colours: the original's hues, each snapped to its own entry of the cube
-#: (two tiles that rounded to one entry were moved to the next).
+#: (two tiles that rounded to one entry were moved to the next).  Rich sends
+#: a grey (white, the empty cell, the big tile) to the grey ramp instead:
+#: the numbers in the comments are what a terminal receives.
 _EIGHT_BIT: Final[Palette] = {
     "board": _cube(3, 3, 2),  # 144, a khaki board
-    "empty": _cube(4, 4, 4),  # 188, light grey: clearly not a 2 or a 4
+    "empty": _cube(4, 4, 4),  # 252, light grey: clearly not a 2 or a 4
     "2": _cube(5, 5, 5),  # 231, white
     "4": _cube(5, 5, 3),  # 229, pale yellow
     "8": _cube(5, 3, 2),  # 216
@@ -64,7 +66,7 @@ _EIGHT_BIT: Final[Palette] = {
     "512": _cube(5, 4, 0),  # 220
     "1024": _cube(5, 3, 0),  # 214
     "2048": _cube(4, 3, 0),  # 178
-    "big": _cube(1, 1, 1),  # 59
+    "big": _cube(1, 1, 1),  # 240, dark grey
     "dark": _cube(1, 1, 1),
     "light": _cube(5, 5, 5),
 }
