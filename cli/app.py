@@ -84,10 +84,22 @@ def _usage_error_line(exc: Exception) -> str:
     """
     message = " ".join(str(getattr(exc, "format_message", exc.__str__)()).split())
     ctx = getattr(exc, "ctx", None)
-    command = ctx.command_path if ctx is not None else "twenty48"
+    command = ctx.command_path if ctx is not None else _command_in_argv()
     if message.startswith("Invalid value: "):
         message = message.removeprefix("Invalid value: ")
     return f"{message} (see '{command} -h')"
+
+
+def _command_in_argv() -> str:
+    """``twenty48 COMMAND`` for the command on the command line, else ``twenty48``.
+
+    Some usage errors carry no context (click's parser raises "Option '-j'
+    requires an argument." without one); the help to point to is still the
+    command's own, not the list of commands.
+    """
+    names = {command.name for command in app.registered_commands}
+    word = next((arg for arg in sys.argv[1:] if not arg.startswith("-")), None)
+    return f"twenty48 {word}" if word in names else "twenty48"
 
 
 def _tolerant_streams() -> None:

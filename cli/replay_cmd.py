@@ -20,7 +20,7 @@ from twenty48_replay.timeline import Timeline
 from .common import DbOption, JsonOption
 from .limits import MAX_LINE, MAX_STEP, MIN_STEP
 from .output import emit, emit_json, fail
-from .render import board_text
+from .render import board_text, cell_name
 from .targets import load_checked
 
 ARROWS = {"U": "↑", "D": "↓", "L": "←", "R": "→"}
@@ -31,7 +31,7 @@ def step_text(step: Step, last: int) -> str:
     if step.move is None:
         header = f"step 0 / {last} · opening · score 0"
     else:
-        spawn = f"{step.spawn.value} at cell {step.spawn.cell}"
+        spawn = f"{step.spawn.value} at {cell_name(step.spawn.cell)}"
         header = (
             f"step {step.step} / {last} · move {step.move.letter} {ARROWS[step.move.letter]} · "
             f"score {step.score} (+{step.gained}) · spawned {spawn}"

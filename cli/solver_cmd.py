@@ -129,7 +129,10 @@ def _hint_report(
     emit(f"{printable(label)}:")
     emit(board_text(position))
     if best is None:
-        emit("no move is possible: the game is over")
+        if not position.packed:
+            emit("no move is possible: the board is empty")
+        else:
+            emit("no move is possible: the game is over")
         return
     emit(f"best move: {ARROWS[best.letter]}")
     top = values[best]
@@ -366,7 +369,9 @@ def analyze_command(
             progress=lambda done, total: progress.update(task, completed=done, total=total),
         )
     if as_json:
-        emit_json({"game": label, **analysis.to_json()})
+        # A stored game by its number; a record file by its name (and line).
+        where = {"game": loaded.game} if loaded.game is not None else {"file": label}
+        emit_json({**where, **analysis.to_json()})
     else:
         _report(analysis, label, top)
     loaded.finish()
@@ -384,9 +389,10 @@ def _report(analysis: Analysis, label: str, top: int) -> None:
     if mistakes:
         emit("Largest mistakes (expected value given up):")
         for a in mistakes:
+            cells = "1 empty cell" if a.empty == 1 else f"{a.empty} empty cells"
             emit(
                 f"  move {a.number}: played {ARROWS[a.played.letter]}, best was "
-                f"{ARROWS[a.best.letter]} (-{100 * a.relative_loss:.2f}%), {a.empty} empty cells"
+                f"{ARROWS[a.best.letter]} (-{100 * a.relative_loss:.2f}%), {cells}"
             )
             for line in board_text(a.board).splitlines():
                 emit("      " + line)
