@@ -25,7 +25,6 @@ PlayerFilter = Annotated[str | None, typer.Option("--player", help="Only this pl
 
 
 def list_command(
-    db: DbOption = None,
     limit: Annotated[
         int, typer.Option("--limit", "-n", min=1, max=MAX_LIST, help="How many games.")
     ] = 20,
@@ -33,6 +32,7 @@ def list_command(
         StateFilter, typer.Option("--state", help="Only games in this state.")
     ] = "all",
     player: PlayerFilter = None,
+    db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Recent games: id, date, player, score, max tile, moves and state."""
@@ -87,7 +87,12 @@ def list_command(
 def show_command(
     game_id: Annotated[
         int,
-        typer.Argument(min=1, max=MAX_GAME_ID, help="Game id (see 'twenty48 list'; 1 to 2**63-1)."),
+        typer.Argument(
+            min=1,
+            max=MAX_GAME_ID,
+            metavar="ID",
+            help="Game id (see 'twenty48 list').",
+        ),
     ],
     db: DbOption = None,
     as_json: JsonOption = False,
@@ -123,8 +128,8 @@ def dates_line(info: GameInfo) -> str:
 
 
 def stats_command(
-    db: DbOption = None,
     player: PlayerFilter = None,
+    db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Best score, games, wins, average score and highest-tile distribution."""

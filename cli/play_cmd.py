@@ -78,7 +78,6 @@ def choose_session(
 
 
 def play_command(
-    db: DbOption = None,
     game: Annotated[
         int | None,
         typer.Option("--game", "-g", min=1, max=MAX_GAME_ID, help="Continue this game id."),
@@ -115,6 +114,7 @@ def play_command(
             show_default=False,
         ),
     ] = None,
+    db: DbOption = None,
 ) -> None:
     """Play 2048 in the terminal; every move is saved before the next key is read."""
     player = checked_player(player) or default_player()

@@ -72,7 +72,11 @@ def export_command(
     ctx: typer.Context,
     target: Annotated[
         str | None,
-        typer.Argument(help="A game id, or (for svg/gif) a record file.", show_default=False),
+        typer.Argument(
+            metavar="ID|FILE",
+            help="A game id, or (for svg/gif) a record file.",
+            show_default=False,
+        ),
     ] = None,
     all_games: Annotated[
         bool, typer.Option("--all", help="Export every game, as JSON Lines.")
@@ -234,9 +238,12 @@ def _export_records(
 
 def import_command(
     files: Annotated[
-        list[str], typer.Argument(help="Record files (.json, .jsonl), directories, - for stdin.")
+        list[str],
+        typer.Argument(
+            metavar="FILE",
+            help="Record files (.json, .jsonl), directories, - for stdin.",
+        ),
     ],
-    db: DbOption = None,
     jobs: Annotated[
         int | None,
         typer.Option(
@@ -247,6 +254,7 @@ def import_command(
             help=f"Verifying processes (default: all cores but one; {JOBS_HELP}).",
         ),
     ] = None,
+    db: DbOption = None,
 ) -> None:
     """Verify records and store each valid one as a game (one transaction per record)."""
     from twenty48_replay.batch import verify_records

@@ -40,7 +40,10 @@ def step_text(step: Step, last: int) -> str:
 
 
 def replay_command(
-    target: Annotated[str, typer.Argument(help="A game id, or a record file (.json, .jsonl, -).")],
+    target: Annotated[
+        str,
+        typer.Argument(metavar="ID|FILE", help="A game id, or a record file (.json, .jsonl, -)."),
+    ],
     at: Annotated[
         int | None,
         typer.Option(
@@ -51,7 +54,6 @@ def replay_command(
         ),
     ] = None,
     frames: Annotated[bool, typer.Option("--frames", help="Print every step.")] = False,
-    as_json: JsonOption = False,
     line: Annotated[
         int | None,
         typer.Option(
@@ -59,6 +61,7 @@ def replay_command(
         ),
     ] = None,
     db: DbOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Replay a game step by step (viewer, or --at/--frames/--json for scripts)."""
     loaded = load_checked(target, db, line)

@@ -320,9 +320,7 @@ def _summary(rows: list[dict[str, Any]], until: int | None) -> None:
 
 
 def analyze_command(
-    target: Annotated[str, typer.Argument(help="A game id, or a record file.")],
-    db: DbOption = None,
-    as_json: JsonOption = False,
+    target: Annotated[str, typer.Argument(metavar="ID|FILE", help="A game id, or a record file.")],
     jobs: Annotated[
         int | None,
         typer.Option(
@@ -336,6 +334,8 @@ def analyze_command(
     top: Annotated[
         int, typer.Option("--top", min=1, max=MAX_TOP, help="How many mistakes to list.")
     ] = 5,
+    db: DbOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Annotate a game move by move: accuracy, largest mistakes, the classic mistakes."""
     from rich.console import Console

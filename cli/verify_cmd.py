@@ -113,12 +113,11 @@ def verify_command(
     files: Annotated[
         list[str],
         typer.Argument(
-            help="Record files (.json: one record, .jsonl: one per line), directories, - for stdin."
+            metavar="FILE",
+            help="Record files (.json: one record, .jsonl: one per line), directories, "
+            "- for stdin.",
         ),
     ],
-    as_json: Annotated[
-        bool, typer.Option("--json", help="One JSON object per record on stdout (JSON Lines).")
-    ] = False,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="Print only invalid and unreadable records.")
     ] = False,
@@ -143,6 +142,9 @@ def verify_command(
             show_default=False,
         ),
     ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="One JSON object per record on stdout (JSON Lines).")
+    ] = False,
 ) -> None:
     """Replay records and check their claimed score, max tile and final board.
 
