@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from conftest import EXAMPLES, run_cli
@@ -135,3 +136,93 @@ def test_exported_json_keeps_each_board_row_on_one_line(db: str) -> None:
     rows = ",\n".join(f"    [{', '.join(map(str, row))}]" for row in record.final_board)
     assert f'  "final_board": [\n{rows}\n  ],\n' in result.stdout
     assert json.loads(result.stdout) == json.loads(VALID.read_text())
+
+
+# ----------------------------------------------------------------------- 9: help
+
+COMMANDS = [
+    "play",
+    "replay",
+    "list",
+    "show",
+    "stats",
+    "export",
+    "import",
+    "verify",
+    "hint",
+    "autoplay",
+    "analyze",
+    "check",
+    "where",
+    "serve",
+]
+
+
+def help_text(*command: str) -> str:
+    result = run_cli(*command, "--help", env={"COLUMNS": "200"})
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+@pytest.mark.parametrize("command", ["", *COMMANDS])
+def test_every_help_ends_with_examples_of_itself(command: str) -> None:
+    text = help_text(*([command] if command else []))
+    tail = text[text.rindex("Examples:") :]
+    assert text.rstrip().endswith(tail.rstrip())
+    lines = [line.strip() for line in tail.splitlines()[1:] if line.strip()]
+    assert len(lines) >= 4  # at least two examples: what each does, then its command line
+    commands = lines[1::2]
+    assert all(f"twenty48 {command}".rstrip() in line for line in commands), commands
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help_has_one_option_order_and_no_raw_markup(command: str) -> None:
+    text = help_text(command)
+    usage = next(line for line in text.splitlines() if "Usage:" in line)
+    assert "{" not in usage
+    assert "``" not in text
+    assert "**" not in text
+    options = re.findall(r"^│ (--[a-z-]+)", text, re.MULTILINE)
+    assert options[-1] == "--help"
+    tail = [name for name in options if name in ("--db", "--json")]
+    assert options[len(options) - 1 - len(tail) : -1] == tail
+    assert tail in ([], ["--db"], ["--json"], ["--db", "--json"])
+
+
+@pytest.mark.parametrize(
+    ("command", "usage"),
+    [
+        ("replay", "twenty48 replay [OPTIONS] ID|FILE"),
+        ("show", "twenty48 show [OPTIONS] ID"),
+        ("export", "twenty48 export [OPTIONS] [ID|FILE]"),
+        ("import", "twenty48 import [OPTIONS] FILE..."),
+        ("verify", "twenty48 verify [OPTIONS] FILE..."),
+        ("analyze", "twenty48 analyze [OPTIONS] ID|FILE"),
+    ],
+)
+def test_usage_lines_name_the_arguments(command: str, usage: str) -> None:
+    assert f"Usage: {usage}" in help_text(command)
+
+
+def test_every_example_is_a_command_line_the_parser_accepts() -> None:
+    """The examples name real options with the right values (parsed, not run)."""
+    import shlex
+
+    import typer
+
+    if TYPE_CHECKING:
+        from cli.app import app
+        from cli.helptext import EXAMPLES, ROOT_EXAMPLES
+    else:
+        from twenty48_cli.app import app
+        from twenty48_cli.helptext import EXAMPLES, ROOT_EXAMPLES
+
+    group = typer.main.get_command(app)
+    for pairs in [ROOT_EXAMPLES, *EXAMPLES.values()]:
+        for _what, line in pairs:
+            words = shlex.split(line.split("|")[-1])
+            words = words[words.index("twenty48") + 1 :]
+            if words[0] == "COMMAND":
+                continue
+            command = group.commands[words[0]]  # type: ignore[attr-defined]
+            command.make_context(words[0], words[1:])  # raises on an unknown option or value
