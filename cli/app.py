@@ -17,6 +17,7 @@ from twenty48_replay import __version__, i18n
 from twenty48_replay.errors import EXIT_UNUSABLE, Twenty48Error
 
 from .games_cmd import check_command, list_command, show_command, stats_command, where_command
+from .helptext import ROOT_EXAMPLES, examples, register
 from .output import fail
 from .play_cmd import play_command
 from .records_cmd import export_command, import_command
@@ -28,6 +29,7 @@ from .verify_cmd import verify_command
 app = typer.Typer(
     name="twenty48",
     help="2048 as a replayable, verifiable record: play, replay and verify games.",
+    epilog=examples(ROOT_EXAMPLES),
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -81,20 +83,20 @@ def root(
     """2048 as a replayable, verifiable record."""
 
 
-app.command("play")(play_command)
-app.command("replay")(replay_command)
-app.command("list")(list_command)
-app.command("show")(show_command)
-app.command("stats")(stats_command)
-app.command("export")(export_command)
-app.command("import")(import_command)
-app.command("verify")(verify_command)
-app.command("hint")(hint_command)
-app.command("autoplay")(autoplay_command)
-app.command("analyze")(analyze_command)
-app.command("check")(check_command)
-app.command("where")(where_command)
-app.command("serve")(serve_command)
+register(app, "play", play_command)
+register(app, "replay", replay_command)
+register(app, "list", list_command)
+register(app, "show", show_command)
+register(app, "stats", stats_command)
+register(app, "export", export_command)
+register(app, "import", import_command)
+register(app, "verify", verify_command)
+register(app, "hint", hint_command)
+register(app, "autoplay", autoplay_command)
+register(app, "analyze", analyze_command)
+register(app, "check", check_command)
+register(app, "where", where_command)
+register(app, "serve", serve_command)
 
 
 # Typer re-exports only BadParameter from the click it uses (vendored in newer
@@ -112,10 +114,22 @@ def _usage_error_line(exc: Exception) -> str:
     """
     message = " ".join(str(getattr(exc, "format_message", exc.__str__)()).split())
     ctx = getattr(exc, "ctx", None)
-    command = ctx.command_path if ctx is not None else "twenty48"
+    command = ctx.command_path if ctx is not None else _command_in_argv()
     if message.startswith("Invalid value: "):
         message = message.removeprefix("Invalid value: ")
     return f"{message} (see '{command} -h')"
+
+
+def _command_in_argv() -> str:
+    """``twenty48 COMMAND`` for the command on the command line, else ``twenty48``.
+
+    Some usage errors carry no context (click's parser raises "Option '-j'
+    requires an argument." without one); the help to point to is still the
+    command's own, not the list of commands.
+    """
+    names = {command.name for command in app.registered_commands}
+    word = next((arg for arg in sys.argv[1:] if not arg.startswith("-")), None)
+    return f"twenty48 {word}" if word in names else "twenty48"
 
 
 def _tolerant_streams() -> None:

@@ -11,6 +11,8 @@ import typer
 
 from twenty48_replay.text import printable
 
+from .limits import MAX_MOVES
+
 if TYPE_CHECKING:
     from twenty48_replay.store import Store
 
@@ -58,6 +60,23 @@ def checked_player(player: str | None) -> str | None:
             f"--player {printable(player)}: not UTF-8 text (character {exc.start + 1})"
         ) from None
     return player
+
+
+def checked_moves(moves: str) -> str:
+    """``--moves`` as upper-case letters (spaces dropped), or a usage error naming a bad one.
+
+    Checked before anything is stored, so a refused move string leaves no
+    new game behind; the error quotes the character as it was typed.
+    """
+    typed = "".join(moves.split())
+    if len(typed) > MAX_MOVES:
+        raise typer.BadParameter(f"--moves: {len(typed):,} letters, at most {MAX_MOVES:,}")
+    bad = next((i for i, ch in enumerate(typed) if ch not in "UDLRudlr"), None)
+    if bad is not None:
+        raise typer.BadParameter(
+            f"--moves: letter {typed[bad]!r} at position {bad + 1} is not U, D, L or R"
+        )
+    return typed.upper()
 
 
 def local_time(ms: int) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
@@ -14,12 +14,17 @@ from .limits import MAX_GAME_ID, MAX_LIST
 from .output import emit, emit_json, warn
 from .render import board_text, summary_line
 
+if TYPE_CHECKING:
+    from twenty48_replay.store import GameInfo
+
 StateFilter = Literal["all", "unfinished", "over", "won"]
+#: The widest player name ``list`` shows in full (longer names end in "...").
+PLAYER_WIDTH = 16
+
 PlayerFilter = Annotated[str | None, typer.Option("--player", help="Only this player's games.")]
 
 
 def list_command(
-    db: DbOption = None,
     limit: Annotated[
         int, typer.Option("--limit", "-n", min=1, max=MAX_LIST, help="How many games.")
     ] = 20,
@@ -27,9 +32,10 @@ def list_command(
         StateFilter, typer.Option("--state", help="Only games in this state.")
     ] = "all",
     player: PlayerFilter = None,
+    db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Recent games: id, date, score, max tile, moves and state."""
+    """Recent games: id, date, player, score, max tile, moves and state."""
     player = checked_player(player)
     with open_store(db) as store:
         games = store.list_games(limit=limit, state=state, player=player)
@@ -53,23 +59,40 @@ def list_command(
             )
         return
     if not games:
-        warn("no games yet: start one with 'twenty48 play'")
+        filters = ([] if state == "all" else [f"--state {state}"]) + (
+            [] if player is None else [f"--player {printable(repr(player))}"]
+        )
+        if filters:
+            warn(f"no game matches {' '.join(filters)}")
+        else:
+            warn("no games yet: start one with 'twenty48 play'")
         return
-    emit(f"{'id':>5}  {'played':16}  {'score':>8}  {'max':>6}  {'moves':>6}  state")
-    for g in games:
+    players = [printable(g.player) if g.player else "-" for g in games]
+    width = min(max(len("player"), *(len(name) for name in players)), PLAYER_WIDTH)
+    emit(
+        f"{'id':>5}  {'played':16}  {'player':{width}}  {'score':>8}  {'max':>6}  {'moves':>6}  "
+        "state"
+    )
+    for g, name in zip(games, players, strict=True):
         label = g.state_label + "".join(
             f" ({flag})" for flag, on in (("assisted", g.assisted), ("signed", g.sealed)) if on
         )
+        shown = name if len(name) <= width else name[: width - 3] + "..."
         emit(
-            f"{g.id:>5}  {local_time(g.updated_ms):16}  {g.score:>8}  {g.max_tile:>6}  "
-            f"{g.move_count:>6}  {label}"
+            f"{g.id:>5}  {local_time(g.updated_ms):16}  {shown:{width}}  {g.score:>8}  "
+            f"{g.max_tile:>6}  {g.move_count:>6}  {label}"
         )
 
 
 def show_command(
     game_id: Annotated[
         int,
-        typer.Argument(min=1, max=MAX_GAME_ID, help="Game id (see 'twenty48 list'; 1 to 2**63-1)."),
+        typer.Argument(
+            min=1,
+            max=MAX_GAME_ID,
+            metavar="ID",
+            help="Game id (see 'twenty48 list').",
+        ),
     ],
     db: DbOption = None,
     as_json: JsonOption = False,
@@ -87,16 +110,26 @@ def show_command(
         flags.append("signed fair-play record")
     player = printable(info.player) if info.player else "-"
     emit(f"game {info.id}  seed {printable(repr(info.seed))}  player {player}")
-    emit(f"started {local_time(info.created_ms)}  last move {local_time(info.updated_ms)}")
+    emit(dates_line(info))
     emit(summary_line(info.score, info.move_count, info.max_tile, flags))
     emit(board_text(info.board))
     tail = record.moves[-60:]
     emit(f"moves: {'...' if len(record.moves) > 60 else ''}{tail}")
 
 
+def dates_line(info: GameInfo) -> str:
+    """When a game was played: an imported one by its record's own start and end."""
+    from twenty48_replay.store import record_times  # SQLAlchemy: only commands that use the store
+
+    if info.extra is not None and record_times(info.extra) == (None, None):
+        return f"imported {local_time(info.created_ms)} (its record gives no start or end time)"
+    ended = "finished" if info.over else "last move"
+    return f"started {local_time(info.created_ms)}  {ended} {local_time(info.updated_ms)}"
+
+
 def stats_command(
-    db: DbOption = None,
     player: PlayerFilter = None,
+    db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Best score, games, wins, average score and highest-tile distribution."""

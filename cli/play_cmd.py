@@ -1,8 +1,9 @@
 """``twenty48 play``: the terminal UI, or scripted moves with ``--moves``.
 
 Which game: ``--game ID`` that game; ``--new`` or ``--seed S`` a new one;
-otherwise the latest unfinished game (as the browser original resumes),
-or a new one when there is none.  A signed fair-play record kept locally is
+otherwise the current player's latest unfinished game (as the browser
+original resumes), or a new one when there is none.  The current player is
+``--player``, else the OS user name.  A signed fair-play record kept locally is
 sealed: never resumed, and ``--game ID`` on it is refused (exit 1).
 """
 
@@ -23,9 +24,10 @@ from twenty48_replay.errors import (
     SealedGameError,
     Twenty48Error,
 )
+from twenty48_replay.game import GameState
 from twenty48_replay.rng import seed_key
 
-from .common import DbOption, checked_player, open_store
+from .common import DbOption, checked_moves, checked_player, open_store
 from .limits import MAX_GAME_ID, MAX_MOVES
 from .output import emit, fail, warn
 from .render import state_text
@@ -50,8 +52,14 @@ def default_player() -> str | None:
 
 def choose_session(
     store: Store, *, game: int | None, new: bool, seed: str | None, player: str | None
-) -> GameSession:
-    """The game to play, following the rules in the module docstring."""
+) -> GameSession | None:
+    """The stored game to play (rules in the module docstring), or None for a new one.
+
+    Nothing is written here: a new game is stored only once the command is
+    sure to play it, so a refused command leaves no empty game behind.
+    Plain ``play`` resumes only ``player``'s own games (None: games without
+    a player), never the solver's or an imported one of someone else.
+    """
     if game is not None and (new or seed is not None):
         raise typer.BadParameter("--game cannot be combined with --new or --seed")
     if seed is not None:
@@ -65,14 +73,11 @@ def choose_session(
             raise SealedGameError(game)
         return session
     if not new and seed is None:
-        latest = store.resume_latest()
-        if latest is not None:
-            return latest
-    return store.new_game(seed, player=player)
+        return store.resume_latest(player)
+    return None
 
 
 def play_command(
-    db: DbOption = None,
     game: Annotated[
         int | None,
         typer.Option("--game", "-g", min=1, max=MAX_GAME_ID, help="Continue this game id."),
@@ -109,24 +114,28 @@ def play_command(
             show_default=False,
         ),
     ] = None,
+    db: DbOption = None,
 ) -> None:
     """Play 2048 in the terminal; every move is saved before the next key is read."""
     player = checked_player(player) or default_player()
     if moves is not None and len(moves) > 2 * MAX_MOVES:
         # Checked before the database is opened; the letter count after spaces
-        # are dropped is checked in scripted_play.
+        # are dropped is checked by checked_moves.
         raise typer.BadParameter(f"--moves: more than {MAX_MOVES:,} letters")
     if server is not None:
         play_on_server(server, db, moves, player, client_seed, game=game, new=new, seed=seed)
         return
+    letters = None if moves is None else checked_moves(moves)
     with open_store(db) as store:
         session = choose_session(store, game=game, new=new, seed=seed, player=player)
-        if moves is not None:
-            scripted_play(store, session, moves)
+        if letters is not None:
+            scripted_play(store, session, letters, seed=seed, player=player)
             return
         if not sys.stdin.isatty() or not sys.stdout.isatty():
             fail("the game needs a terminal; use --moves LURD... to play without one")
             raise typer.Exit(2)
+        if session is None:
+            session = store.new_game(seed, player=player)
         from .tui.play_app import run_play_app
 
         run_play_app(store, session)
@@ -171,16 +180,30 @@ def play_on_server(
     remote_ui_play(url, player=name, db=db, client_seed=client_seed)
 
 
-def scripted_play(store: Store, session: GameSession, moves: str) -> None:
-    """Apply a move string, committing each move; stop at the first refused letter."""
-    letters = "".join(moves.split()).upper()
-    if len(letters) > MAX_MOVES:
-        raise typer.BadParameter(f"--moves: {len(letters):,} letters, at most {MAX_MOVES:,}")
-    bad = next((i for i, ch in enumerate(letters) if ch not in "UDLR"), None)
-    if bad is not None:
-        raise typer.BadParameter(
-            f"--moves: letter {letters[bad]!r} at position {bad + 1} is not U, D, L or R"
-        )
+def scripted_play(
+    store: Store,
+    session: GameSession | None,
+    letters: str,
+    *,
+    seed: str | None = None,
+    player: str | None = None,
+) -> None:
+    """Apply checked letters, committing each move; stop at the first refused letter.
+
+    ``session`` None starts a new game (``seed``, ``player``), stored only
+    if its first letter is played: a move string refused at once leaves no
+    empty game behind.
+    """
+    if session is None:
+        opening = GameState.new(seed)
+        first = letters[:1]
+        if first and not opening.board.slide(Direction(first)).changed:
+            fail(
+                f"letter 1 of --moves ({first}, which would be move 1) refused: "
+                "it does not change the board; no game was stored"
+            )
+            raise typer.Exit(EXIT_FAILED)
+        session = store.new_game(opening.seed, player=player)
     start = session.state.moves
     applied = 0
     error: Twenty48Error | None = None
@@ -190,20 +213,27 @@ def scripted_play(store: Store, session: GameSession, moves: str) -> None:
         except NullMoveError:
             over = session.state.over
             why = "the game is over" if over else "it does not change the board"
+            if applied == 0:
+                kept = "nothing was stored"
+            elif applied == 1:
+                kept = "the move before it is stored"
+            else:
+                kept = f"the {applied} moves before it are stored"
             error = Twenty48Error(
                 f"letter {applied + 1} of --moves ({letter}, which would be move "
-                f"{session.state.moves + 1}) refused: {why}; {applied} move(s) before it are stored"
+                f"{session.state.moves + 1}) refused: {why}; {kept}"
             )
             break
         applied += 1
     state = session.state
     emit(f"game {session.id}  seed {state.seed!r}")
     emit(state_text(state))
-    warn(
-        f"applied {applied} move(s) (moves {start + 1}-{state.moves})"
-        if applied
-        else "applied no move"
-    )
+    if applied == 0:
+        warn("applied no move")
+    elif applied == 1:
+        warn(f"applied 1 move (move {state.moves})")
+    else:
+        warn(f"applied {applied} moves (moves {start + 1}-{state.moves})")
     if error is not None:
         fail(str(error))
         raise typer.Exit(EXIT_FAILED)

@@ -69,9 +69,14 @@ def _write(output: Path | None, data: bytes, what: str, protected: list[Path]) -
 
 
 def export_command(
+    ctx: typer.Context,
     target: Annotated[
         str | None,
-        typer.Argument(help="A game id, or (for svg/gif) a record file.", show_default=False),
+        typer.Argument(
+            metavar="ID|FILE",
+            help="A game id, or (for svg/gif) a record file.",
+            show_default=False,
+        ),
     ] = None,
     all_games: Annotated[
         bool, typer.Option("--all", help="Export every game, as JSON Lines.")
@@ -120,6 +125,17 @@ def export_command(
     """Write games as v1 records (JSON, JSON Lines for --all), or as an SVG or GIF picture."""
     if (target is None) == (not all_games):
         raise typer.BadParameter("give a game id or --all (not both)")
+    # An option of another format would be silently ignored: refuse it instead.
+    for name, option, wanted in (
+        ("at", "--at", ExportFormat.SVG),
+        ("steps", "--steps", ExportFormat.GIF),
+        ("frame_ms", "--frame-ms", ExportFormat.GIF),
+        ("size", "--size", ExportFormat.GIF),
+    ):
+        source = ctx.get_parameter_source(name)
+        given = source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
+        if given and fmt is not wanted:
+            raise typer.BadParameter(f"{option} goes with --format {wanted}, not --format {fmt}")
     protected = _protected(db, target)
     if output is not None and not is_stdout(output):
         check_output(output, protected)
@@ -154,7 +170,10 @@ def export_command(
     frames = write_replay_gif(
         chosen, buffer, frame_ms=frame_ms, size=size, total_moves=timeline.last
     )
-    what = f"{frames} frames (steps {first}-{last}) as GIF"
+    if frames == 1:
+        what = f"1 frame (step {first}) as GIF"
+    else:
+        what = f"{frames} frames (steps {first}-{last}) as GIF"
     _write(output, buffer.getvalue(), what, protected)
     loaded.finish()
 
@@ -219,9 +238,12 @@ def _export_records(
 
 def import_command(
     files: Annotated[
-        list[str], typer.Argument(help="Record files (.json, .jsonl), directories, - for stdin.")
+        list[str],
+        typer.Argument(
+            metavar="FILE",
+            help="Record files (.json, .jsonl), directories, - for stdin.",
+        ),
     ],
-    db: DbOption = None,
     jobs: Annotated[
         int | None,
         typer.Option(
@@ -232,6 +254,7 @@ def import_command(
             help=f"Verifying processes (default: all cores but one; {JOBS_HELP}).",
         ),
     ] = None,
+    db: DbOption = None,
 ) -> None:
     """Verify records and store each valid one as a game (one transaction per record)."""
     from twenty48_replay.batch import verify_records
@@ -241,7 +264,7 @@ def import_command(
     raws = (raw for path in expand_paths(files) for raw in read_raw(path))
     with open_store(db) as store, store.batch():
         for item, result in verify_records(raws, jobs):
-            where = printable(location(item.source, item.index))
+            where = printable(location(item.source, item.index, lines=item.lines))
             if item.record is None:
                 assert item.error is not None
                 counts["unreadable"] += 1

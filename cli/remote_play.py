@@ -14,7 +14,7 @@ import typer
 from twenty48_replay.client import Client, MoveRefusedError, RemoteGame
 from twenty48_replay.errors import EXIT_FAILED, Twenty48Error
 
-from .common import open_store
+from .common import checked_moves, open_store
 from .output import emit, fail, warn
 from .render import state_text
 
@@ -61,12 +61,7 @@ def scripted_remote_play(
 
     A refused letter ends the game: it is finished and signed as it stands.
     """
-    letters = "".join(moves.split()).upper()
-    bad = next((i for i, ch in enumerate(letters) if ch not in "UDLR"), None)
-    if bad is not None:
-        raise typer.BadParameter(
-            f"--moves: letter {letters[bad]!r} at position {bad + 1} is not U, D, L or R"
-        )
+    letters = checked_moves(moves)
     client = Client(url)
     try:
         with open_store(db) as store:

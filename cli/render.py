@@ -11,6 +11,14 @@ def board_text(board: Board) -> str:
     return board.pretty()
 
 
+def cell_name(cell: int) -> str:
+    """A cell index as the player counts it: "row 1, col 3" (1-based, row-major).
+
+    The same words as the replay viewer's (cli/tui/replay_app.py).
+    """
+    return f"row {cell // 4 + 1}, col {cell % 4 + 1}"
+
+
 def summary_line(score: int, moves: int, max_tile: int, flags: list[str] | None = None) -> str:
     """'score 1234 · moves 150 · max tile 256 · won'."""
     parts = [f"score {score}", f"moves {moves}", f"max tile {max_tile}"]

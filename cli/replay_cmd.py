@@ -20,7 +20,7 @@ from twenty48_replay.timeline import Timeline
 from .common import DbOption, JsonOption
 from .limits import MAX_LINE, MAX_STEP, MIN_STEP
 from .output import emit, emit_json, fail
-from .render import board_text
+from .render import board_text, cell_name
 from .targets import load_checked
 
 ARROWS = {"U": "↑", "D": "↓", "L": "←", "R": "→"}
@@ -31,7 +31,7 @@ def step_text(step: Step, last: int) -> str:
     if step.move is None:
         header = f"step 0 / {last} · opening · score 0"
     else:
-        spawn = f"{step.spawn.value} at cell {step.spawn.cell}"
+        spawn = f"{step.spawn.value} at {cell_name(step.spawn.cell)}"
         header = (
             f"step {step.step} / {last} · move {step.move.letter} {ARROWS[step.move.letter]} · "
             f"score {step.score} (+{step.gained}) · spawned {spawn}"
@@ -40,7 +40,10 @@ def step_text(step: Step, last: int) -> str:
 
 
 def replay_command(
-    target: Annotated[str, typer.Argument(help="A game id, or a record file (.json, .jsonl, -).")],
+    target: Annotated[
+        str,
+        typer.Argument(metavar="ID|FILE", help="A game id, or a record file (.json, .jsonl, -)."),
+    ],
     at: Annotated[
         int | None,
         typer.Option(
@@ -51,7 +54,6 @@ def replay_command(
         ),
     ] = None,
     frames: Annotated[bool, typer.Option("--frames", help="Print every step.")] = False,
-    as_json: JsonOption = False,
     line: Annotated[
         int | None,
         typer.Option(
@@ -59,6 +61,7 @@ def replay_command(
         ),
     ] = None,
     db: DbOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Replay a game step by step (viewer, or --at/--frames/--json for scripts)."""
     loaded = load_checked(target, db, line)

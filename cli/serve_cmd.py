@@ -11,7 +11,6 @@ from .output import warn
 
 
 def serve_command(
-    db: DbOption = None,
     host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", min=1, max=65535, help="TCP port.")] = 8048,
     workers: Annotated[
@@ -66,6 +65,7 @@ def serve_command(
     access_log: Annotated[
         bool, typer.Option("--access-log/--no-access-log", help="Log every request.")
     ] = True,
+    db: DbOption = None,
 ) -> None:
     """Serve fair games, signed records and a leaderboard over HTTP (JSON API)."""
     from twenty48_replay.server.config import ServerConfig, key_path

@@ -29,6 +29,7 @@ from .limits import (
     MIN_STEP,
 )
 from .output import emit, emit_json, warn
+from .play_cmd import default_player
 from .render import board_text, summary_line
 from .targets import load_checked, step_at
 
@@ -75,8 +76,8 @@ def hint_command(
 ) -> None:
     """Recommend a move and show the expected value of each direction.
 
-    Without options: the latest unfinished stored game, which is then marked
-    as assisted (its record will say ``"assisted": true``).
+    Without options: your latest unfinished stored game (the one 'twenty48 play'
+    resumes), which is then marked as assisted (its record will say "assisted": true).
     """
     from twenty48_replay.solver import best_move
     from twenty48_replay.timeline import Timeline
@@ -97,7 +98,9 @@ def hint_command(
         position = step_at(timeline, at, label).board
     else:
         with open_store(db) as store:
-            session = store.open_game(game) if game is not None else store.resume_latest()
+            session = (
+                store.open_game(game) if game is not None else store.resume_latest(default_player())
+            )
             if session is None:
                 raise Twenty48Error("no unfinished game to hint: start one with 'twenty48 play'")
             position = session.state.board
@@ -126,7 +129,10 @@ def _hint_report(
     emit(f"{printable(label)}:")
     emit(board_text(position))
     if best is None:
-        emit("no move is possible: the game is over")
+        if not position.packed:
+            emit("no move is possible: the board is empty")
+        else:
+            emit("no move is possible: the game is over")
         return
     emit(f"best move: {ARROWS[best.letter]}")
     top = values[best]
@@ -198,7 +204,7 @@ def autoplay_command(
         for row in rows:
             emit_json(row)
         return
-    _summary(rows)
+    _summary(rows, until)
 
 
 def _autoplay_live(store: Any, seed: str, until: int | None) -> dict[str, Any]:
@@ -241,6 +247,7 @@ def _autoplay_pool(
     from twenty48_replay.batch import worker_pool
     from twenty48_replay.record import Record
     from twenty48_replay.replay import final_state
+    from twenty48_replay.store import iso_ms, now_ms
 
     rows = []
     console = Console(stderr=True)
@@ -256,12 +263,14 @@ def _autoplay_pool(
         with worker_pool(jobs) as pool:
             for seed, moves, seconds in pool.imap(_play_one, [(s, until) for s in seeds]):
                 state, _ = final_state(Record(seed, moves, 0))
-                record = Record(
-                    seed,
-                    moves,
-                    state.score,
-                    extra={"player": SOLVER_PLAYER, "client": "twenty48 autoplay"},
-                )
+                ended = now_ms()
+                extra = {"player": SOLVER_PLAYER, "client": "twenty48 autoplay"}
+                # The game's own times, kept by the import (list and show give them).
+                for key, ms in (("started", ended - round(seconds * 1000)), ("finished", ended)):
+                    stamp = iso_ms(ms)
+                    if stamp is not None:
+                        extra[key] = stamp
+                record = Record(seed, moves, state.score, extra=extra)
                 outcome = store.import_record(record)
                 rows.append(_row(outcome.game_id, seed, state, seconds))
                 progress.advance(task)
@@ -280,7 +289,7 @@ def _row(game_id: int, seed: str, state: Any, seconds: float) -> dict[str, Any]:
     }
 
 
-def _summary(rows: list[dict[str, Any]]) -> None:
+def _summary(rows: list[dict[str, Any]], until: int | None) -> None:
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
@@ -300,19 +309,18 @@ def _summary(rows: list[dict[str, Any]]) -> None:
         )
     console = Console()
     console.print(table)
-    tiles = [2048 * 2**i for i in range(7)]
+    # The tile asked for with --until (games stop there), else 2048 and every larger one reached.
+    tiles = [until] if until is not None else [2048 * 2**i for i in range(7)]
     reached = [
         f"{t}: {sum(r['max_tile'] >= t for r in rows)}/{len(rows)}"
         for t in tiles
-        if any(r["max_tile"] >= t for r in rows) or t == 2048
+        if any(r["max_tile"] >= t for r in rows) or t == tiles[0]
     ]
     console.print("reached " + ", ".join(reached))
 
 
 def analyze_command(
-    target: Annotated[str, typer.Argument(help="A game id, or a record file.")],
-    db: DbOption = None,
-    as_json: JsonOption = False,
+    target: Annotated[str, typer.Argument(metavar="ID|FILE", help="A game id, or a record file.")],
     jobs: Annotated[
         int | None,
         typer.Option(
@@ -326,6 +334,8 @@ def analyze_command(
     top: Annotated[
         int, typer.Option("--top", min=1, max=MAX_TOP, help="How many mistakes to list.")
     ] = 5,
+    db: DbOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Annotate a game move by move: accuracy, largest mistakes, the classic mistakes."""
     from rich.console import Console
@@ -359,7 +369,9 @@ def analyze_command(
             progress=lambda done, total: progress.update(task, completed=done, total=total),
         )
     if as_json:
-        emit_json({"game": label, **analysis.to_json()})
+        # A stored game by its number; a record file by its name (and line).
+        where = {"game": loaded.game} if loaded.game is not None else {"file": label}
+        emit_json({**where, **analysis.to_json()})
     else:
         _report(analysis, label, top)
     loaded.finish()
@@ -377,9 +389,10 @@ def _report(analysis: Analysis, label: str, top: int) -> None:
     if mistakes:
         emit("Largest mistakes (expected value given up):")
         for a in mistakes:
+            cells = "1 empty cell" if a.empty == 1 else f"{a.empty} empty cells"
             emit(
                 f"  move {a.number}: played {ARROWS[a.played.letter]}, best was "
-                f"{ARROWS[a.best.letter]} (-{100 * a.relative_loss:.2f}%), {a.empty} empty cells"
+                f"{ARROWS[a.best.letter]} (-{100 * a.relative_loss:.2f}%), {cells}"
             )
             for line in board_text(a.board).splitlines():
                 emit("      " + line)

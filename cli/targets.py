@@ -46,6 +46,15 @@ def game_id(text: str) -> int | None:
     return int(digits)
 
 
+def stored_game(target: str) -> int | None:
+    """The game id ``target`` names, or None when it names a record file.
+
+    A whole number that is not an existing file is a game id in the store.
+    """
+    number = game_id(target)
+    return number if number is not None and not Path(target).exists() else None
+
+
 def load_target(target: str, db: str | None, index: int | None = None) -> tuple[Record, str]:
     """The record named by ``target`` and a label for it.
 
@@ -53,8 +62,8 @@ def load_target(target: str, db: str | None, index: int | None = None) -> tuple[
     the store; anything else is a record file (``-`` for stdin).  For a JSON
     Lines file, ``index`` picks the record on that line (default: the first).
     """
-    number = game_id(target)
-    if number is not None and not Path(target).exists():
+    number = stored_game(target)
+    if number is not None:
         with open_store(db) as store:
             return store.export_record(number), f"game {number}"
     for item in read_records(target):
@@ -76,6 +85,8 @@ class Loaded:
     record: Record
     label: str
     reasons: tuple[str, ...]
+    #: The stored game's id (None for a record file).
+    game: int | None = None
 
     def invalid_line(self) -> str:
         """The one line every command prints for an invalid record."""
@@ -91,7 +102,7 @@ class Loaded:
 def load_checked(target: str, db: str | None, index: int | None = None) -> Loaded:
     """:func:`load_target`, verified: the record's claims replayed and compared."""
     record, label = load_target(target, db, index)
-    return Loaded(record, label, verify(record).reasons)
+    return Loaded(record, label, verify(record).reasons, stored_game(target))
 
 
 def step_at(timeline: Timeline, at: int | None, label: str, option: str = "--at") -> Step:

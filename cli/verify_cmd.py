@@ -25,9 +25,11 @@ from .limits import JOBS_HELP, MAX_JOBS
 from .output import emit, emit_json, warn
 
 
-def describe(result: Result) -> str:
-    """One human line for a verified record."""
-    where = printable(location(result["file"], result["index"]))
+def describe(result: Result, line_sources: frozenset[str] | set[str] = frozenset()) -> str:
+    """One human line for a verified record (``line_sources``: inputs read as JSON Lines)."""
+    where = printable(
+        location(result["file"], result["index"], lines=result["file"] in line_sources)
+    )
     summary = f"score {result['score']}, max tile {result['max_tile']}, {result['moves']} moves"
     flags = [flag for flag in ("won", "over") if result[flag]]
     if flags:
@@ -97,9 +99,12 @@ def _total_bytes(paths: list[str]) -> int | None:
         return None
 
 
-def _raws(paths: list[str], progress: _Progress) -> Iterator[RawRecord]:
+def _raws(paths: list[str], progress: _Progress, line_sources: set[str]) -> Iterator[RawRecord]:
+    """Every input's records; notes each input read as JSON Lines (its line 1 is named so)."""
     for path in paths:
         for raw in read_raw(path):
+            if raw.lines:
+                line_sources.add(raw.source)
             progress.advance(len(raw.data or b""))
             yield raw
 
@@ -108,12 +113,11 @@ def verify_command(
     files: Annotated[
         list[str],
         typer.Argument(
-            help="Record files (.json: one record, .jsonl: one per line), directories, - for stdin."
+            metavar="FILE",
+            help="Record files (.json: one record, .jsonl: one per line), directories, "
+            "- for stdin.",
         ),
     ],
-    as_json: Annotated[
-        bool, typer.Option("--json", help="One JSON object per record on stdout (JSON Lines).")
-    ] = False,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="Print only invalid and unreadable records.")
     ] = False,
@@ -138,6 +142,9 @@ def verify_command(
             show_default=False,
         ),
     ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="One JSON object per record on stdout (JSON Lines).")
+    ] = False,
 ) -> None:
     """Replay records and check their claimed score, max tile and final board.
 
@@ -154,8 +161,10 @@ def verify_command(
     replayed = 0
     progress = _Progress(_total_bytes(paths))
     started = time.perf_counter()
+    line_sources: set[str] = set()
     try:
-        for result in verify_many(_raws(paths, progress), jobs or default_jobs(), trusted):
+        raws = _raws(paths, progress, line_sources)
+        for result in verify_many(raws, jobs or default_jobs(), trusted):
             if result["valid"] is None:
                 counts["unreadable"] += 1
                 if as_json:
@@ -168,7 +177,7 @@ def verify_command(
             if as_json:
                 emit_json(result)
             elif not (quiet and result["valid"]):
-                emit(describe(result))
+                emit(describe(result, line_sources))
     finally:
         progress.stop()
     seconds = max(time.perf_counter() - started, 1e-9)

@@ -8,6 +8,7 @@ eventsourcing's recorder test cases).  Nothing here knows which backend runs.
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import pytest
@@ -17,7 +18,7 @@ from sqlalchemy.exc import DBAPIError
 
 from twenty48_replay import Direction, GameState, NullMoveError, Record, verify
 from twenty48_replay.errors import ConflictError, DamagedGameError, GameNotFoundError, StoreError
-from twenty48_replay.store import ImportRejectedError, Store
+from twenty48_replay.store import GameInfo, ImportRejectedError, Store
 from twenty48_replay.store.dialects import install_triggers
 from twenty48_replay.store.legacy import metadata_v1
 from twenty48_replay.store.tables import SCHEMA_VERSION
@@ -153,6 +154,64 @@ class StoreContract:
         assert (stats.games, stats.finished) == (2, 1)
         assert stats.best_score == max(g.score for g in store.list_games())
         assert sum(stats.max_tiles.values()) == 2
+
+    def test_resume_latest_keeps_to_one_players_games(self, store: Store) -> None:
+        """Issue 13.2: plain ``play`` resumes the current player's game, not the solver's."""
+        ann = store.new_game("ann-1", player="ann")
+        play_letters(ann, greedy_letters("ann-1", 3))
+        nobody = store.new_game("nobody")
+        play_letters(nobody, greedy_letters("nobody", 2))
+        solver = store.new_game("solver-1", player="solver")
+        play_letters(solver, greedy_letters("solver-1", 4))
+        mine = store.resume_latest("ann")
+        assert mine is not None
+        assert (mine.id, mine.state) == (ann.id, ann.state)
+        unnamed = store.resume_latest(None)
+        assert unnamed is not None
+        assert unnamed.id == nobody.id
+        assert store.resume_latest("bob") is None
+        anyone = store.resume_latest()
+        assert anyone is not None
+        assert anyone.id == solver.id
+
+    def test_best_score_of_one_player(self, store: Store) -> None:
+        """Issue 13.3: BEST in ``play`` is the player's own best, not the database's."""
+        ann = store.new_game("best-ann", player="ann")
+        play_letters(ann, greedy_letters("best-ann", 30))
+        letters = greedy_letters("best-cy", 10_000)
+        big = verify(Record("best-cy", letters, 0)).score
+        store.import_record(Record("best-cy", letters, big, extra={"player": "cy"}))
+        assert 0 < ann.state.score < big
+        assert store.best_score("ann") == ann.state.score
+        assert store.best_score("cy") == big
+        assert store.best_score("nobody") == 0
+        assert store.best_score(None) == 0  # no game without a player
+        assert store.best_score() == big
+
+    def test_import_keeps_the_records_own_dates(self, store: Store) -> None:
+        """Issue 13.4: an imported game is dated by its record, not by the import."""
+
+        def imported(seed: str, **dates: str) -> GameInfo:
+            letters = greedy_letters(seed, 10)
+            score = verify(Record(seed, letters, 0)).score
+            record = Record(seed, letters, score, extra=dict(dates))
+            return store.game(store.import_record(record).game_id)
+
+        both = imported("dated", started="2024-05-01T12:00:00Z", finished="2024-05-01T12:00:09.5Z")
+        assert (both.created_ms, both.updated_ms) == (1714564800000, 1714564809500)
+        start = imported("dated-2", started="2023-01-02T03:04:05+01:00")
+        assert (start.created_ms, start.updated_ms) == (1672625045000, 1672625045000)
+        before = int(time.time() * 1000)
+        undated = imported("dated-3", started="not a time")
+        assert undated.created_ms >= before
+        assert undated.updated_ms == undated.created_ms
+        # Most recently played first: by the records' own dates.
+        assert [g.seed for g in store.list_games()] == ["dated-3", "dated", "dated-2"]
+        exported = store.export_record(both.id).extra
+        assert (exported["started"], exported["finished"]) == (
+            "2024-05-01T12:00:00Z",
+            "2024-05-01T12:00:09.5Z",
+        )
 
     def test_update_and_delete_on_moves_are_refused_by_the_database(
         self, store: Store, db_url: str

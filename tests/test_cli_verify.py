@@ -173,7 +173,7 @@ def test_huge_inputs_are_refused_quickly(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        (("verify",), "twenty48: error: Missing argument 'files'. (see 'twenty48 verify -h')"),
+        (("verify",), "twenty48: error: Missing argument 'FILE'. (see 'twenty48 verify -h')"),
         (("no-such-command",), "twenty48: error: No such command 'no-such-command'."),
         (("list", "--limit", "x"), "twenty48: error: Invalid value for '--limit'"),
         (("verify", "--jobs", "0", "x.json"), "twenty48: error: Invalid value for '--jobs'"),

@@ -112,8 +112,22 @@ class Record:
         return out
 
     def to_json(self, *, indent: int | None = None) -> str:
-        """The record as JSON text (compact unless ``indent`` is given)."""
-        return dumps_value(self.to_dict(), indent=indent)
+        """The record as JSON text (compact unless ``indent`` is given).
+
+        Indented, each row of ``final_board`` stays on one line (``[2, 4, 0, 0]``),
+        so the board reads as a board instead of sixteen lines of numbers.
+        """
+        data = self.to_dict()
+        if indent is None or self.final_board is None:
+            return dumps_value(data, indent=indent)
+        marker = "final-board-" + os.urandom(8).hex()
+        data["final_board"] = marker
+        text = dumps_value(data, indent=indent)
+        pad = " " * indent
+        rows = ",\n".join(
+            pad * 2 + "[" + ", ".join(str(cell) for cell in row) + "]" for row in self.final_board
+        )
+        return text.replace(f'"{marker}"', "[\n" + rows + "\n" + pad + "]", 1)
 
 
 @attrs.frozen(slots=True)
@@ -280,7 +294,9 @@ def loads_strict(text: str | bytes, *, bom: bool = True) -> Any:
     except json.JSONDecodeError as exc:
         if not exc.doc.strip(" \t\r\n"):
             raise RecordError("holds no JSON value (it is empty or only whitespace)") from None
-        raise RecordError(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        # Some of json's messages end in "at" already ("Unterminated string starting at").
+        at = "" if exc.msg.endswith(" at") else " at"
+        raise RecordError(f"not JSON: {exc.msg}{at} line {exc.lineno} column {exc.colno}") from None
     except RecursionError:
         raise RecordError("not JSON this reader accepts: nested too deeply") from None
     except ValueError as exc:  # pragma: no cover - every number goes through a hook

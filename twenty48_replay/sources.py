@@ -52,6 +52,8 @@ class SourcedRecord:
     index: int | None
     record: Record | None
     error: RecordError | None = None
+    #: Whether the record is a line of JSON Lines (then named by its line, even line 1).
+    lines: bool = False
 
 
 @attrs.frozen(slots=True)
@@ -64,38 +66,40 @@ class RawRecord:
     error: RecordError | None = None
     #: Whether ``data`` starts the file or stream, where one BOM is allowed.
     first: bool = False
+    #: Whether ``data`` is a line of JSON Lines (see :func:`location`).
+    lines: bool = False
 
     def parse(self) -> SourcedRecord:
         """Parse and validate; a failure becomes an item with an error naming file and index."""
         if self.data is None:
-            return SourcedRecord(self.source, self.index, None, self.error)
+            return SourcedRecord(self.source, self.index, None, self.error, self.lines)
         try:
             record = Record.from_json(self.data, bom=self.first)
         except RecordError as exc:
             return SourcedRecord(
-                self.source, self.index, None, exc.located(self.source, self.index)
+                self.source, self.index, None, exc.located(self.source, self.index), self.lines
             )
         except Exception as exc:  # the reader's boundary: never raise past it (MemoryError too)
             error = RecordError(f"cannot be read: {type(exc).__name__}: {exc}")
             return SourcedRecord(
-                self.source, self.index, None, error.located(self.source, self.index)
+                self.source, self.index, None, error.located(self.source, self.index), self.lines
             )
-        return SourcedRecord(self.source, self.index, record)
+        return SourcedRecord(self.source, self.index, record, lines=self.lines)
 
 
-def location(source: str, index: int | None) -> str:
+def location(source: str, index: int | None, *, lines: bool = False) -> str:
     """Where a record came from, as messages name it: ``games.jsonl:12``.
 
-    A JSON Lines file always gets its line number, even for line 1, and any
-    input holding several records does; a lone ``.json`` record is just the
-    file name.
+    A JSON Lines file always gets its line number, even for line 1, and so
+    does any input read as JSON Lines (``lines``: standard input holding
+    several records); a lone ``.json`` record is just the file name.
 
     >>> location("games.jsonl", 1), location("game.json", 1), location("-", 3)
     ('games.jsonl:1', 'game.json', '-:3')
-    >>> location("missing.jsonl", None)
-    'missing.jsonl'
+    >>> location("-", 1), location("-", 1, lines=True), location("missing.jsonl", None)
+    ('-', '-:1', 'missing.jsonl')
     """
-    if index is not None and (source.endswith(".jsonl") or index > 1):
+    if index is not None and (lines or source.endswith(".jsonl") or index > 1):
         return f"{source}:{index}"
     return source
 
@@ -141,12 +145,12 @@ def _lines(stream: _LineSource, source: str) -> Iterator[RawRecord]:
             line = line[:-1]
         elif len(line) > MAX_INPUT_BYTES:
             error = RecordError(f"line is over the limit of {MAX_INPUT_BYTES:,} bytes")
-            yield RawRecord(source, number, None, error.located(source, number))
+            yield RawRecord(source, number, None, error.located(source, number), lines=True)
             while line and not line.endswith(b"\n"):  # skip the rest of the line
                 line = stream.readline(1 << 20)
             continue
         if not _blank(line, number == 1):
-            yield RawRecord(source, number, line, first=number == 1)
+            yield RawRecord(source, number, line, first=number == 1, lines=True)
 
 
 def _document(stream: BinaryIO, source: str) -> Iterator[RawRecord]:

@@ -207,7 +207,7 @@ class GameScreen(Responsive, Screen[None]):
         """Switch to ``session``: redraw everything, forget per-game UI state."""
         self.session = session
         self.locked = False
-        self.best = max(self.store.best_score(), session.state.score)
+        self.best = max(self.store.best_score(session.player), session.state.score)
         state = session.state
         self.board_view.show(state.board)
         self.query_one("#score", ScoreBox).show(state.score, "")

@@ -27,7 +27,7 @@ from twenty48_replay.record import Record
 from twenty48_replay.server import entries
 from twenty48_replay.server.api_errors import ApiError, conflict, not_found
 from twenty48_replay.server.entries import Facts, GameEntry
-from twenty48_replay.store import CLIENT, iso_ms, parse_iso_ms, recorder, repository
+from twenty48_replay.store import CLIENT, iso_ms, record_times, recorder, repository
 from twenty48_replay.store import fair_games as fair_store
 
 #: Reloads a game may need when other processes keep appending to it.
@@ -431,12 +431,14 @@ class SubmitRecord:
         if game_id is None:
             state = GameState(self.record.seed, self.board, self.score, len(self.record.moves))
             extra = self.record.extra
+            started, finished = record_times(extra)
             game_id = recorder.create_game(
                 connection,
                 state,
                 player=self.record.player,
                 now_ms=view.now_ms,
-                created_ms=parse_iso_ms(extra.get("started")),
+                created_ms=started,
+                updated_ms=finished,
                 assisted=extra.get("assisted") is True,
                 extra=extra,
                 digest=repository.log_digest(self.record.moves),

@@ -35,11 +35,18 @@ from twenty48_replay.replay import VerifyResult, verify
 from twenty48_replay.store import connection as conn
 from twenty48_replay.store import dialects, recorder, repository, schema
 from twenty48_replay.store.legacy import V1, metadata_v1
-from twenty48_replay.store.repository import GameFilter, GameInfo, Stats
+from twenty48_replay.store.repository import (
+    ANY_PLAYER,
+    GameFilter,
+    GameInfo,
+    PlayerFilter,
+    Stats,
+)
 from twenty48_replay.store.tables import SCHEMA_VERSION, log_digests, metadata, moves
 from twenty48_replay.store.tables import games as games_table
 
 __all__ = [
+    "ANY_PLAYER",
     "CheckReport",
     "DamagedGameError",
     "GameInfo",
@@ -83,6 +90,22 @@ def parse_iso_ms(text: object) -> int | None:
         return (parsed - _EPOCH) // timedelta(milliseconds=1)
     except (OverflowError, ValueError):  # e.g. 0001-01-01T00:00:00+01:00 is in year 0
         return None
+
+
+def record_times(extra: dict[str, Any]) -> tuple[int | None, int | None]:
+    """A record's own (start, end) from its ``started`` / ``finished``, in milliseconds.
+
+    An imported game keeps them as its created and last-move times, so
+    ``list`` and ``show`` give when the game was played, not when it was
+    imported (schema v2 has the columns; the metadata itself is kept in
+    ``extra``).  One missing stands in for the other; None where the record
+    has neither (or no timestamp the store can read): the import time.
+    """
+    started, finished = parse_iso_ms(extra.get("started")), parse_iso_ms(extra.get("finished"))
+    return (
+        started if started is not None else finished,
+        finished if finished is not None else started,
+    )
 
 
 @attrs.frozen(slots=True)
@@ -252,10 +275,13 @@ class Store:
         info, letters, state = self._load(game_id)
         return GameSession(self, game_id, state, info.player, letters, sealed=info.sealed)
 
-    def resume_latest(self) -> GameSession | None:
-        """The most recently played unfinished game that is not sealed, loaded, or None."""
+    def resume_latest(self, player: PlayerFilter = ANY_PLAYER) -> GameSession | None:
+        """The most recently played unfinished game that is not sealed, loaded, or None.
+
+        ``player``: only that player's games (None: games without a player).
+        """
         with self.reading() as connection:
-            game_id = repository.latest_unfinished(connection)
+            game_id = repository.latest_unfinished(connection, player)
         return None if game_id is None else self.open_game(game_id)
 
     def game(self, game_id: int) -> GameInfo:
@@ -285,10 +311,10 @@ class Store:
         with self.reading() as connection:
             return repository.stats(connection, player)
 
-    def best_score(self) -> int:
-        """The best score in the store."""
+    def best_score(self, player: PlayerFilter = ANY_PLAYER) -> int:
+        """The best score in the store, or of ``player``'s games (None: without a player)."""
         with self.reading() as connection:
-            return repository.best_score(connection)
+            return repository.best_score(connection, player)
 
     # ------------------------------------------------------- records in and out
 
@@ -357,13 +383,14 @@ class Store:
             duplicate = repository.find_duplicate(connection, record.seed, record.moves)
             if duplicate is not None:
                 return ImportOutcome(duplicate, True)
-            stamp = now_ms()
+            started, finished = record_times(extra)
             game_id = recorder.create_game(
                 connection,
                 state,
                 player=record.player,
-                now_ms=stamp,
-                created_ms=parse_iso_ms(extra.get("started")),
+                now_ms=now_ms(),
+                created_ms=started,
+                updated_ms=finished,
                 assisted=extra.get("assisted") is True,
                 extra=extra,
                 digest=repository.log_digest(record.moves),

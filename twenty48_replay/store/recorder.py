@@ -41,11 +41,15 @@ def create_game(
     player: str | None,
     now_ms: int,
     created_ms: int | None = None,
+    updated_ms: int | None = None,
     assisted: bool = False,
     extra: dict[str, Any] | None = None,
     digest: str,
 ) -> int:
     """Insert a game row for ``state`` and its log digest (moves bulk-inserted next, if any).
+
+    ``created_ms`` / ``updated_ms`` default to ``now_ms``; an imported record
+    gives its own start and end instead (see :func:`record_times`).
 
     ``extra`` is stored as ASCII JSON, so lone surrogates and NUL survive on
     every backend (``\\udXXX`` escapes read back to the same string).
@@ -56,7 +60,7 @@ def create_game(
             rules_version=VERSION,
             player=player,
             created_ms=now_ms if created_ms is None else created_ms,
-            updated_ms=now_ms,
+            updated_ms=now_ms if updated_ms is None else updated_ms,
             assisted=assisted,
             extra=None if extra is None else dumps_value(extra, ensure_ascii=True),
             **projection(state),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import hashlib
 from collections import Counter
 from typing import Any, Final, Literal
@@ -268,16 +269,40 @@ def game_problems(
     return found, state
 
 
-def latest_unfinished(connection: Connection) -> int | None:
+class AnyPlayer(enum.Enum):
+    """The type of :data:`ANY_PLAYER`."""
+
+    ANY = "any"
+
+
+#: A player filter that keeps every game (``None`` keeps games without a player).
+ANY_PLAYER: Final = AnyPlayer.ANY
+
+PlayerFilter = str | None | AnyPlayer
+
+
+def _of_player(player: PlayerFilter) -> list[Any]:
+    """Conditions keeping the games of ``player`` (a name, None: no name, or anyone)."""
+    if player is ANY_PLAYER:
+        return []
+    if player is None:
+        return [games.c.player.is_(None)]
+    return [games.c.player == player]
+
+
+def latest_unfinished(connection: Connection, player: PlayerFilter = ANY_PLAYER) -> int | None:
     """Id of the most recently played game that is not over nor sealed (what ``play`` resumes).
 
-    Sealed games (signed records, see :attr:`GameInfo.sealed`) are skipped in
-    Python, reading only the metadata of the unfinished games newer than the
-    one returned: the JSON is checked as parsed, not matched as text.
+    ``player`` keeps only that player's games: ``play`` resumes the current
+    player's own game, never one that ``autoplay`` (player "solver") or an
+    import left unfinished.  Sealed games (signed records, see
+    :attr:`GameInfo.sealed`) are skipped in Python, reading only the metadata
+    of the unfinished games newer than the one returned: the JSON is checked
+    as parsed, not matched as text.
     """
     rows = connection.execute(
         select(games.c.id, games.c.extra)
-        .where(games.c.over.is_(False))
+        .where(games.c.over.is_(False), *_of_player(player))
         .order_by(games.c.updated_ms.desc(), games.c.id.desc())
     )
     for game_id, stored in rows:
@@ -393,11 +418,18 @@ def stats(connection: Connection, player: str | None = None) -> Stats:
     )
 
 
-def best_score(connection: Connection) -> int:
-    """The highest score of any game (rows with a damaged score left out)."""
+def best_score(connection: Connection, player: PlayerFilter = ANY_PLAYER) -> int:
+    """The highest score of ``player``'s games (rows with a damaged score left out).
+
+    ``play`` shows the current player's own best (BEST), not the best of
+    every game in the database: imported examples or the solver's games are
+    not the player's record to beat.
+    """
     return int(
         connection.execute(
-            select(func.coalesce(func.max(games.c.score), 0)).where(*_sound_numbers(connection))
+            select(func.coalesce(func.max(games.c.score), 0)).where(
+                *_sound_numbers(connection), *_of_player(player)
+            )
         ).scalar_one()
     )
 
