@@ -15,6 +15,7 @@ import typer
 
 from twenty48_replay import __version__, i18n
 from twenty48_replay.errors import EXIT_UNUSABLE, Twenty48Error
+from twenty48_replay.i18n import _
 
 from .games_cmd import check_command, list_command, show_command, stats_command, where_command
 from .helptext import ROOT_EXAMPLES, examples, register
@@ -53,7 +54,11 @@ def _language(value: str | None) -> str | None:
         return None
     if value not in i18n.LANGUAGES:
         choices = ", ".join(i18n.LANGUAGES)
-        raise typer.BadParameter(f"{value!r} is not a language here; choose one of {choices}")
+        raise typer.BadParameter(
+            _("{value} is not a language here; choose one of {choices}").format(
+                value=repr(value), choices=choices
+            )
+        )
     i18n.set_language(value)
     return value
 
@@ -117,7 +122,7 @@ def _usage_error_line(exc: Exception) -> str:
     command = ctx.command_path if ctx is not None else _command_in_argv()
     if message.startswith("Invalid value: "):
         message = message.removeprefix("Invalid value: ")
-    return f"{message} (see '{command} -h')"
+    return _("{message} (see '{command} -h')").format(message=message, command=command)
 
 
 def _command_in_argv() -> str:
@@ -173,10 +178,10 @@ def main() -> None:
     try:
         status = app(standalone_mode=False)
     except Twenty48Error as exc:
-        fail(str(exc))
+        fail(exc.translated())
         sys.exit(exc.exit_code)
     except typer.Abort:
-        fail("aborted")
+        fail(_("aborted"))
         sys.exit(1)
     except _ClickException as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":
@@ -189,7 +194,7 @@ def main() -> None:
             fail(_usage_error_line(exc))
         sys.exit(int(getattr(exc, "exit_code", EXIT_UNUSABLE)))
     except KeyboardInterrupt:
-        fail("interrupted")
+        fail(_("interrupted"))
         sys.exit(130)
     except BrokenPipeError:
         sys.stderr.close()

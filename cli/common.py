@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from twenty48_replay.i18n import _, number
 from twenty48_replay.text import printable
 
 from .limits import MAX_MOVES
@@ -57,7 +58,9 @@ def checked_player(player: str | None) -> str | None:
         player.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise typer.BadParameter(
-            f"--player {printable(player)}: not UTF-8 text (character {exc.start + 1})"
+            _("--player {player}: not UTF-8 text (character {position})").format(
+                player=printable(player), position=exc.start + 1
+            )
         ) from None
     return player
 
@@ -70,11 +73,17 @@ def checked_moves(moves: str) -> str:
     """
     typed = "".join(moves.split())
     if len(typed) > MAX_MOVES:
-        raise typer.BadParameter(f"--moves: {len(typed):,} letters, at most {MAX_MOVES:,}")
+        raise typer.BadParameter(
+            _("--moves: {count} letters, at most {limit}").format(
+                count=number(len(typed)), limit=number(MAX_MOVES)
+            )
+        )
     bad = next((i for i, ch in enumerate(typed) if ch not in "UDLRudlr"), None)
     if bad is not None:
         raise typer.BadParameter(
-            f"--moves: letter {typed[bad]!r} at position {bad + 1} is not U, D, L or R"
+            _("--moves: letter {letter} at position {position} is not U, D, L or R").format(
+                letter=repr(typed[bad]), position=bad + 1
+            )
         )
     return typed.upper()
 

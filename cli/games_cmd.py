@@ -7,12 +7,17 @@ from typing import TYPE_CHECKING, Annotated, Literal
 import typer
 
 from twenty48_replay.errors import EXIT_FAILED
+from twenty48_replay.i18n import N_, _, ngettext
 from twenty48_replay.text import printable
 
 from .common import DbOption, JsonOption, checked_player, local_time, open_store
 from .limits import MAX_GAME_ID, MAX_LIST
 from .output import emit, emit_json, warn
 from .render import board_text, summary_line
+
+#: The words of a game's state (GameInfo.state_label, also in JSON as they are),
+#: marked here for translation where they are shown to people.
+STATE_WORDS = (N_("playing"), N_("won"), N_("over"), N_("damaged"))
 
 if TYPE_CHECKING:
     from twenty48_replay.store import GameInfo
@@ -63,19 +68,25 @@ def list_command(
             [] if player is None else [f"--player {printable(repr(player))}"]
         )
         if filters:
-            warn(f"no game matches {' '.join(filters)}")
+            warn(_("no game matches {filters}").format(filters=" ".join(filters)))
         else:
-            warn("no games yet: start one with 'twenty48 play'")
+            warn(_("no games yet: start one with 'twenty48 play'"))
         return
     players = [printable(g.player) if g.player else "-" for g in games]
-    width = min(max(len("player"), *(len(name) for name in players)), PLAYER_WIDTH)
+    heading = {
+        key: _(key)
+        for key in (N_("id"), N_("played"), N_("player"), N_("score"), N_("max"), N_("moves"))
+    }
+    width = min(max(len(heading["player"]), *(len(name) for name in players)), PLAYER_WIDTH)
     emit(
-        f"{'id':>5}  {'played':16}  {'player':{width}}  {'score':>8}  {'max':>6}  {'moves':>6}  "
-        "state"
+        f"{heading['id']:>5}  {heading['played']:16}  {heading['player']:{width}}  "
+        f"{heading['score']:>8}  {heading['max']:>6}  {heading['moves']:>6}  " + _("state")
     )
     for g, name in zip(games, players, strict=True):
-        label = g.state_label + "".join(
-            f" ({flag})" for flag, on in (("assisted", g.assisted), ("signed", g.sealed)) if on
+        label = _(g.state_label) + "".join(
+            f" ({_(flag)})"
+            for flag, on in ((N_("assisted"), g.assisted), (N_("signed"), g.sealed))
+            if on
         )
         shown = name if len(name) <= width else name[: width - 3] + "..."
         emit(
@@ -105,16 +116,20 @@ def show_command(
             {"id": info.id, "state": info.state_label, "sealed": info.sealed, **record.to_dict()}
         )
         return
-    flags = [info.state_label] + (["assisted"] if info.assisted else [])
+    flags = [info.state_label] + ([N_("assisted")] if info.assisted else [])
     if info.sealed:
-        flags.append("signed fair-play record")
+        flags.append(N_("signed fair-play record"))
     player = printable(info.player) if info.player else "-"
-    emit(f"game {info.id}  seed {printable(repr(info.seed))}  player {player}")
+    emit(
+        _("game {id}  seed {seed}  player {player}").format(
+            id=info.id, seed=printable(repr(info.seed)), player=player
+        )
+    )
     emit(dates_line(info))
     emit(summary_line(info.score, info.move_count, info.max_tile, flags))
     emit(board_text(info.board))
     tail = record.moves[-60:]
-    emit(f"moves: {'...' if len(record.moves) > 60 else ''}{tail}")
+    emit(_("moves: {moves}").format(moves=("..." if len(record.moves) > 60 else "") + tail))
 
 
 def dates_line(info: GameInfo) -> str:
@@ -122,9 +137,14 @@ def dates_line(info: GameInfo) -> str:
     from twenty48_replay.store import record_times  # SQLAlchemy: only commands that use the store
 
     if info.extra is not None and record_times(info.extra) == (None, None):
-        return f"imported {local_time(info.created_ms)} (its record gives no start or end time)"
-    ended = "finished" if info.over else "last move"
-    return f"started {local_time(info.created_ms)}  {ended} {local_time(info.updated_ms)}"
+        return _("imported {time} (its record gives no start or end time)").format(
+            time=local_time(info.created_ms)
+        )
+    if info.over:
+        text = _("started {start}  finished {end}")
+    else:
+        text = _("started {start}  last move {end}")
+    return text.format(start=local_time(info.created_ms), end=local_time(info.updated_ms))
 
 
 def stats_command(
@@ -139,13 +159,20 @@ def stats_command(
     if as_json:
         emit_json(stats.to_json())
         return
-    emit(f"games        {stats.games} ({stats.finished} finished)")
-    emit(f"wins         {stats.wins}")
-    emit(f"best score   {stats.best_score}")
-    emit(f"average      {stats.average_score:.1f}")
-    emit(f"moves        {stats.total_moves}")
+    rows = [
+        (
+            _("games"),
+            _("{games} ({finished} finished)").format(games=stats.games, finished=stats.finished),
+        ),
+        (_("wins"), str(stats.wins)),
+        (_("best score"), str(stats.best_score)),
+        (_("average"), f"{stats.average_score:.1f}"),
+        (_("moves"), str(stats.total_moves)),
+    ]
+    for name, value in rows:
+        emit(f"{name:12} {value}")
     if stats.max_tiles:
-        emit("highest tile")
+        emit(_("highest tile"))
         top = max(stats.max_tiles.values())
         for tile, count in sorted(stats.max_tiles.items(), reverse=True):
             bar = "#" * max(1, round(30 * count / top))
@@ -179,7 +206,15 @@ def check_command(db: DbOption = None, as_json: JsonOption = False) -> None:
     else:
         for problem in report.problems:
             emit(printable(problem))
-        verdict = "healthy" if report.healthy else f"{len(report.problems)} problem(s)"
-        warn(f"checked {report.games} games, {report.moves} moves: {verdict}")
+        if report.healthy:
+            verdict = _("healthy")
+        else:
+            count = len(report.problems)
+            verdict = ngettext("{count} problem", "{count} problems", count).format(count=count)
+        warn(
+            _("checked {games} games, {moves} moves: {verdict}").format(
+                games=report.games, moves=report.moves, verdict=verdict
+            )
+        )
     if not report.healthy:
         raise typer.Exit(EXIT_FAILED)

@@ -14,6 +14,7 @@ import json
 import sys
 from typing import Any
 
+from twenty48_replay.i18n import _
 from twenty48_replay.text import json_text, printable, printable_lines
 
 
@@ -40,4 +41,4 @@ def warn(message: str) -> None:
 
 def fail(message: str) -> None:
     """An error line on stderr, prefixed the same way everywhere."""
-    sys.stderr.write(f"twenty48: error: {printable(message)}\n")
+    sys.stderr.write(_("twenty48: error: {message}").format(message=printable(message)) + "\n")

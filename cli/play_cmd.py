@@ -25,6 +25,7 @@ from twenty48_replay.errors import (
     Twenty48Error,
 )
 from twenty48_replay.game import GameState
+from twenty48_replay.i18n import _, ngettext, number
 from twenty48_replay.rng import seed_key
 
 from .common import DbOption, checked_moves, checked_player, open_store
@@ -61,12 +62,12 @@ def choose_session(
     a player), never the solver's or an imported one of someone else.
     """
     if game is not None and (new or seed is not None):
-        raise typer.BadParameter("--game cannot be combined with --new or --seed")
+        raise typer.BadParameter(_("--game cannot be combined with --new or --seed"))
     if seed is not None:
         try:
             seed_key(seed)
         except RecordError as exc:
-            raise typer.BadParameter(f"--seed: {exc.reason}") from None
+            raise typer.BadParameter(_("--seed: {reason}").format(reason=_(exc.reason))) from None
     if game is not None:
         session = store.open_game(game)
         if session.sealed:  # refused before the UI opens or a letter is read
@@ -121,7 +122,9 @@ def play_command(
     if moves is not None and len(moves) > 2 * MAX_MOVES:
         # Checked before the database is opened; the letter count after spaces
         # are dropped is checked by checked_moves.
-        raise typer.BadParameter(f"--moves: more than {MAX_MOVES:,} letters")
+        raise typer.BadParameter(
+            _("--moves: more than {limit} letters").format(limit=number(MAX_MOVES))
+        )
     if server is not None:
         play_on_server(server, db, moves, player, client_seed, game=game, new=new, seed=seed)
         return
@@ -132,7 +135,7 @@ def play_command(
             scripted_play(store, session, letters, seed=seed, player=player)
             return
         if not sys.stdin.isatty() or not sys.stdout.isatty():
-            fail("the game needs a terminal; use --moves LURD... to play without one")
+            fail(_("the game needs a terminal; use --moves LURD... to play without one"))
             raise typer.Exit(2)
         if session is None:
             session = store.new_game(seed, player=player)
@@ -154,20 +157,22 @@ def play_on_server(
 ) -> None:
     """``--server``: a new fair game there (scripted with ``--moves``, else in the UI)."""
     if game is not None or seed is not None:
-        raise typer.BadParameter("--server plays a new fair game: no --game or --seed")
+        raise typer.BadParameter(_("--server plays a new fair game: no --game or --seed"))
     from twenty48_replay.client import ServerUrlError, server_url
 
     try:
         server_url(url)
     except ServerUrlError as exc:
-        raise typer.BadParameter(f"--server: {exc.reason}") from None
+        raise typer.BadParameter(_("--server: {reason}").format(reason=_(exc.reason))) from None
     if client_seed is not None:
         from twenty48_replay.fair import validate_client_seed
 
         try:
             validate_client_seed(client_seed)
         except RecordError as exc:
-            raise typer.BadParameter(f"--client-seed: {exc.reason}") from None
+            raise typer.BadParameter(
+                _("--client-seed: {reason}").format(reason=_(exc.reason))
+            ) from None
     from .remote_play import remote_ui_play, scripted_remote_play
 
     name = player or "anonymous"
@@ -175,7 +180,7 @@ def play_on_server(
         scripted_remote_play(url, moves, player=name, db=db, client_seed=client_seed)
         return
     if not sys.stdin.isatty() or not sys.stdout.isatty():
-        fail("the game needs a terminal; use --moves LURD... to play without one")
+        fail(_("the game needs a terminal; use --moves LURD... to play without one"))
         raise typer.Exit(2)
     remote_ui_play(url, player=name, db=db, client_seed=client_seed)
 
@@ -199,8 +204,10 @@ def scripted_play(
         first = letters[:1]
         if first and not opening.board.slide(Direction(first)).changed:
             fail(
-                f"letter 1 of --moves ({first}, which would be move 1) refused: "
-                "it does not change the board; no game was stored"
+                _(
+                    "letter 1 of --moves ({letter}, which would be move 1) refused: "
+                    "it does not change the board; no game was stored"
+                ).format(letter=first)
             )
             raise typer.Exit(EXIT_FAILED)
         session = store.new_game(opening.seed, player=player)
@@ -212,28 +219,42 @@ def scripted_play(
             session.play(Direction(letter))
         except NullMoveError:
             over = session.state.over
-            why = "the game is over" if over else "it does not change the board"
+            why = _("the game is over") if over else _("it does not change the board")
             if applied == 0:
-                kept = "nothing was stored"
-            elif applied == 1:
-                kept = "the move before it is stored"
+                kept = _("nothing was stored")
             else:
-                kept = f"the {applied} moves before it are stored"
+                kept = ngettext(
+                    "the move before it is stored",
+                    "the {count} moves before it are stored",
+                    applied,
+                ).format(count=applied)
             error = Twenty48Error(
-                f"letter {applied + 1} of --moves ({letter}, which would be move "
-                f"{session.state.moves + 1}) refused: {why}; {kept}"
+                _(
+                    "letter {position} of --moves ({letter}, which would be move "
+                    "{number}) refused: {why}; {kept}"
+                ).format(
+                    position=applied + 1,
+                    letter=letter,
+                    number=session.state.moves + 1,
+                    why=why,
+                    kept=kept,
+                )
             )
             break
         applied += 1
     state = session.state
-    emit(f"game {session.id}  seed {state.seed!r}")
+    emit(_("game {id}  seed {seed}").format(id=session.id, seed=repr(state.seed)))
     emit(state_text(state))
     if applied == 0:
-        warn("applied no move")
+        warn(_("applied no move"))
     elif applied == 1:
-        warn(f"applied 1 move (move {state.moves})")
+        warn(_("applied 1 move (move {number})").format(number=state.moves))
     else:
-        warn(f"applied {applied} moves (moves {start + 1}-{state.moves})")
+        warn(
+            _("applied {count} moves (moves {first}-{last})").format(
+                count=applied, first=start + 1, last=state.moves
+            )
+        )
     if error is not None:
         fail(str(error))
         raise typer.Exit(EXIT_FAILED)

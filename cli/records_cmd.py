@@ -17,6 +17,7 @@ from twenty48_replay.errors import (
     EXIT_UNUSABLE,
     Twenty48Error,
 )
+from twenty48_replay.i18n import _, number
 from twenty48_replay.sources import expand_paths, location, read_raw
 from twenty48_replay.text import json_text, printable
 
@@ -65,7 +66,11 @@ def _protected(db: str | None, target: str | None) -> list[Path]:
 
 def _write(output: Path | None, data: bytes, what: str, protected: list[Path]) -> None:
     if write_output(output, data, protected):
-        warn(f"wrote {what} to {printable(str(output))} ({len(data):,} bytes)")
+        warn(
+            _("wrote {what} to {file} ({size} bytes)").format(
+                what=what, file=printable(str(output)), size=number(len(data))
+            )
+        )
 
 
 def export_command(
@@ -124,7 +129,7 @@ def export_command(
 ) -> None:
     """Write games as v1 records (JSON, JSON Lines for --all), or as an SVG or GIF picture."""
     if (target is None) == (not all_games):
-        raise typer.BadParameter("give a game id or --all (not both)")
+        raise typer.BadParameter(_("give a game id or --all (not both)"))
     # An option of another format would be silently ignored: refuse it instead.
     for name, option, wanted in (
         ("at", "--at", ExportFormat.SVG),
@@ -135,7 +140,11 @@ def export_command(
         source = ctx.get_parameter_source(name)
         given = source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
         if given and fmt is not wanted:
-            raise typer.BadParameter(f"{option} goes with --format {wanted}, not --format {fmt}")
+            raise typer.BadParameter(
+                _("{option} goes with --format {wanted}, not --format {given}").format(
+                    option=option, wanted=wanted, given=fmt
+                )
+            )
     protected = _protected(db, target)
     if output is not None and not is_stdout(output):
         check_output(output, protected)
@@ -143,27 +152,33 @@ def export_command(
         _export_records(target, all_games, output, db, protected)
         return
     if all_games or target is None:
-        raise typer.BadParameter("--all exports records; pictures are of one game")
+        raise typer.BadParameter(_("--all exports records; pictures are of one game"))
     from twenty48_replay.pictures import step_svg, write_replay_gif
     from twenty48_replay.timeline import Timeline
 
     if is_stdout(output) and fmt is ExportFormat.GIF and sys.stdout.isatty():
-        raise typer.BadParameter("a GIF is binary: give --output FILE (or redirect stdout)")
+        raise typer.BadParameter(_("a GIF is binary: give --output FILE (or redirect stdout)"))
     loaded = load_checked(target, db)
     timeline = Timeline(loaded.record)
     if timeline.error is not None:
-        warn(f"{loaded.label}: {timeline.error}; drawing the steps before it")
+        warn(
+            _("{label}: {error}; drawing the steps before it").format(
+                label=loaded.label, error=timeline.error.translated()
+            )
+        )
     if fmt is ExportFormat.SVG:
         step = step_at(timeline, at, loaded.label)
         svg = step_svg(step, timeline.last).encode("utf-8")
-        _write(output, svg, f"step {step.step} as SVG", protected)
+        _write(output, svg, _("step {step} as SVG").format(step=step.step), protected)
         loaded.finish()
         return
     first, last = _step_range(steps, timeline.last)
     if last - first + 1 > MAX_GIF_FRAMES:
         raise typer.BadParameter(
-            f"a GIF of {last - first + 1:,} frames is over the limit of {MAX_GIF_FRAMES:,}; "
-            "choose a part with --steps A:B"
+            _(
+                "a GIF of {frames} frames is over the limit of {limit}; "
+                "choose a part with --steps A:B"
+            ).format(frames=number(last - first + 1), limit=number(MAX_GIF_FRAMES))
         )
     chosen = (timeline[n] for n in range(first, last + 1)) if first else _prefix(timeline, last)
     buffer = io.BytesIO()
@@ -171,9 +186,11 @@ def export_command(
         chosen, buffer, frame_ms=frame_ms, size=size, total_moves=timeline.last
     )
     if frames == 1:
-        what = f"1 frame (step {first}) as GIF"
+        what = _("1 frame (step {first}) as GIF").format(first=first)
     else:
-        what = f"{frames} frames (steps {first}-{last}) as GIF"
+        what = _("{frames} frames (steps {first}-{last}) as GIF").format(
+            frames=frames, first=first, last=last
+        )
     _write(output, buffer.getvalue(), what, protected)
     loaded.finish()
 
@@ -196,10 +213,14 @@ def _step_range(text: str | None, last: int) -> tuple[int, int]:
         start = int(parts[0]) if parts[0] else 0
         stop = int(parts[1]) if parts[1] else last + 1
     except ValueError:
-        raise typer.BadParameter(f"--steps {text!r}: expected A:B, e.g. 0:200") from None
+        raise typer.BadParameter(
+            _("--steps {text}: expected A:B, e.g. 0:200").format(text=repr(text))
+        ) from None
     indices = range(last + 1)[start:stop]
     if not indices:
-        raise typer.BadParameter(f"--steps {text!r}: no steps in 0..{last}")
+        raise typer.BadParameter(
+            _("--steps {text}: no steps in 0..{last}").format(text=repr(text), last=last)
+        )
     return indices[0], indices[-1]
 
 
@@ -215,7 +236,9 @@ def _export_records(
         assert target is not None
         number = game_id(target)
         if number is None:
-            raise typer.BadParameter(f"{printable(repr(target))} is not a game id")
+            raise typer.BadParameter(
+                _("{target} is not a game id").format(target=printable(repr(target)))
+            )
     damaged = 0
     with open_store(db) as store:
         if number is None:
@@ -223,14 +246,14 @@ def _export_records(
             for outcome in store.export_each():  # a damaged game is reported, never exported
                 if isinstance(outcome, Twenty48Error):
                     damaged += 1
-                    fail(str(outcome))
+                    fail(outcome.translated())
                 else:
                     lines.append(outcome.to_json() + "\n")
             text = "".join(lines)
-            what = f"{len(lines)} record(s)"
+            what = _("{count} record(s)").format(count=len(lines))
         else:
             text = store.export_record(number).to_json(indent=2) + "\n"
-            what = "1 record"
+            what = _("1 record")
     _write(output, json_text(text).encode("utf-8"), what, protected)
     if damaged:
         raise typer.Exit(EXIT_FAILED)
@@ -268,23 +291,33 @@ def import_command(
             if item.record is None:
                 assert item.error is not None
                 counts["unreadable"] += 1
-                warn(f"{item.error.message} (unreadable, not imported)")
+                warn(_("{error} (unreadable, not imported)").format(error=item.error.translated()))
                 continue
             try:
                 outcome = store.import_record(item.record, result)
             except ImportRejectedError as exc:
                 counts["invalid"] += 1
-                warn(f"{where}: INVALID, not imported: {exc.reason}")
+                warn(
+                    _("{where}: INVALID, not imported: {reason}").format(
+                        where=where, reason=exc.reason
+                    )
+                )
                 continue
             if outcome.duplicate:
                 counts["duplicate"] += 1
-                emit(f"{where}: already stored as game {outcome.game_id}, skipped")
+                emit(
+                    _("{where}: already stored as game {id}, skipped").format(
+                        where=where, id=outcome.game_id
+                    )
+                )
             else:
                 counts["imported"] += 1
-                emit(f"{where}: imported as game {outcome.game_id}")
+                emit(_("{where}: imported as game {id}").format(where=where, id=outcome.game_id))
     warn(
-        f"{counts['imported']} imported, {counts['duplicate']} duplicate(s) skipped, "
-        f"{counts['invalid']} invalid, {counts['unreadable']} unreadable"
+        _(
+            "{imported} imported, {duplicate} duplicate(s) skipped, "
+            "{invalid} invalid, {unreadable} unreadable"
+        ).format(**counts)
     )
     if counts["unreadable"]:
         raise typer.Exit(EXIT_UNUSABLE)

@@ -13,6 +13,7 @@ import typer
 
 from twenty48_replay.client import Client, MoveRefusedError, RemoteGame
 from twenty48_replay.errors import EXIT_FAILED, Twenty48Error
+from twenty48_replay.i18n import _
 
 from .common import checked_moves, open_store
 from .output import emit, fail, warn
@@ -33,10 +34,10 @@ def revealed(game: RemoteGame, record: dict[str, Any]) -> str:
     """What the checked record proves, for the player to see at the end."""
     fair = record.get("fair")
     seed = fair.get("server_seed") if isinstance(fair, dict) else None
-    return (
-        f"server seed revealed: {seed}; commitment checked: its SHA-256 is "
-        f"{game.commitment}, sent before the first move; signature checked"
-    )
+    return _(
+        "server seed revealed: {seed}; commitment checked: its SHA-256 is "
+        "{commitment}, sent before the first move; signature checked"
+    ).format(seed=seed, commitment=game.commitment)
 
 
 def keep_record(store: Store, game: RemoteGame, record: dict[str, Any]) -> int:
@@ -50,7 +51,11 @@ def keep_record(store: Store, game: RemoteGame, record: dict[str, Any]) -> int:
 
     problems = game.check_record(record, trusted_key(game.client))
     if problems:
-        raise Twenty48Error(f"the server's record of game {game.id} is not fair: {problems[0]}")
+        raise Twenty48Error(
+            _("the server's record of game {id} is not fair: {problem}").format(
+                id=game.id, problem=problems[0]
+            )
+        )
     return store.import_record(Record.from_dict(record)).game_id
 
 
@@ -69,22 +74,32 @@ def scripted_remote_play(
             refused: str | None = None
             for index, letter in enumerate(letters, 1):
                 if game.finished:
-                    refused = f"letter {index} of --moves ({letter}) refused: the game is over"
+                    refused = _(
+                        "letter {position} of --moves ({letter}) refused: the game is over"
+                    ).format(position=index, letter=letter)
                     break
                 try:
                     game.play(letter)
                 except MoveRefusedError as exc:
-                    refused = f"letter {index} of --moves ({letter}) refused: {exc.reason}"
+                    refused = _("letter {position} of --moves ({letter}) refused: {reason}").format(
+                        position=index, letter=letter, reason=exc.reason
+                    )
                     break
             record = game.finish()
             local = keep_record(store, game, record)
     finally:
         client.close()
     state = game.state
-    emit(f"game {game.id} on {client.url}  commitment {game.commitment}")
+    emit(
+        _("game {id} on {url}  commitment {commitment}").format(
+            id=game.id, url=client.url, commitment=game.commitment
+        )
+    )
     emit(state_text(state))
     warn(
-        f"finished and signed; record at {client.record_url(game.id)}, kept locally as game {local}"
+        _("finished and signed; record at {url}, kept locally as game {local}").format(
+            url=client.record_url(game.id), local=local
+        )
     )
     warn(revealed(game, record))
     if refused is not None:
@@ -108,7 +123,15 @@ def remote_ui_play(url: str, *, player: str, db: str | None, client_seed: str | 
         client.close()
     state = game.state
     warn(
-        f"fair game {game.id}: score {state.score}, {state.moves} moves, finished and signed; "
-        f"record at {client.record_url(game.id)}, kept locally as game {local}"
+        _(
+            "fair game {id}: score {score}, {moves} moves, finished and signed; "
+            "record at {url}, kept locally as game {local}"
+        ).format(
+            id=game.id,
+            score=state.score,
+            moves=state.moves,
+            url=client.record_url(game.id),
+            local=local,
+        )
     )
     warn(revealed(game, record))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from twenty48_replay.board import Board
 from twenty48_replay.game import GameState
+from twenty48_replay.i18n import N_, _
 
 
 def board_text(board: Board) -> str:
@@ -16,19 +17,23 @@ def cell_name(cell: int) -> str:
 
     The same words as the replay viewer's (cli/tui/replay_app.py).
     """
-    return f"row {cell // 4 + 1}, col {cell % 4 + 1}"
+    return _("row {row}, col {col}").format(row=cell // 4 + 1, col=cell % 4 + 1)
 
 
 def summary_line(score: int, moves: int, max_tile: int, flags: list[str] | None = None) -> str:
     """'score 1234 · moves 150 · max tile 256 · won'."""
-    parts = [f"score {score}", f"moves {moves}", f"max tile {max_tile}"]
-    parts.extend(flags or [])
+    parts = [
+        _("score {score}").format(score=score),
+        _("moves {moves}").format(moves=moves),
+        _("max tile {tile}").format(tile=max_tile),
+    ]
+    parts.extend(_(flag) for flag in flags or [])
     return " · ".join(parts)
 
 
 def state_text(state: GameState) -> str:
     """The summary line (with 'won' / 'over') and the board, as the scripted commands print them."""
-    flags = [name for name, on in (("won", state.won), ("over", state.over)) if on]
+    flags = [name for name, on in ((N_("won"), state.won), (N_("over"), state.over)) if on]
     return (
         summary_line(state.score, state.moves, state.max_tile, flags)
         + "\n"

@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 
 from twenty48_replay.errors import EXIT_FAILED
+from twenty48_replay.i18n import _
 from twenty48_replay.replay import Step
 from twenty48_replay.timeline import Timeline
 
@@ -29,12 +30,22 @@ ARROWS = {"U": "↑", "D": "↓", "L": "←", "R": "→"}
 def step_text(step: Step, last: int) -> str:
     """A step as a few lines of text: header line, then the board."""
     if step.move is None:
-        header = f"step 0 / {last} · opening · score 0"
+        header = _("step 0 / {last} · opening · score 0").format(last=last)
     else:
-        spawn = f"{step.spawn.value} at {cell_name(step.spawn.cell)}"
-        header = (
-            f"step {step.step} / {last} · move {step.move.letter} {ARROWS[step.move.letter]} · "
-            f"score {step.score} (+{step.gained}) · spawned {spawn}"
+        spawn = _("{value} at {cell}").format(
+            value=step.spawn.value, cell=cell_name(step.spawn.cell)
+        )
+        header = _(
+            "step {step} / {last} · move {letter} {arrow} · "
+            "score {score} (+{gained}) · spawned {spawn}"
+        ).format(
+            step=step.step,
+            last=last,
+            letter=step.move.letter,
+            arrow=ARROWS[step.move.letter],
+            score=step.score,
+            gained=step.gained,
+            spawn=spawn,
         )
     return header + "\n" + board_text(step.board)
 
@@ -68,7 +79,7 @@ def replay_command(
     timeline = Timeline(loaded.record)
     if at is None and not frames and not as_json:
         if not sys.stdin.isatty() or not sys.stdout.isatty():
-            fail("the viewer needs a terminal; use --at N, --frames or --json")
+            fail(_("the viewer needs a terminal; use --at N, --frames or --json"))
             raise typer.Exit(2)
         from .tui.replay_app import run_replay_app
 
@@ -79,7 +90,11 @@ def replay_command(
         try:
             steps = [timeline[at]]
         except IndexError:
-            fail(f"{loaded.label}: step {at} is outside 0..{timeline.last}")
+            fail(
+                _("{label}: step {at} is outside 0..{last}").format(
+                    label=loaded.label, at=at, last=timeline.last
+                )
+            )
             loaded.finish()
             raise typer.Exit(EXIT_FAILED) from None
     else:

@@ -6,6 +6,8 @@ from typing import Annotated
 
 import typer
 
+from twenty48_replay.i18n import _
+
 from .common import DbOption
 from .output import warn
 
@@ -83,7 +85,9 @@ def serve_command(
     check_listen(host, port)
     name, server_key = prepare(config)
     warn(
-        f"twenty48 serve: database {name}, key {server_key.key_id} ({key_path(config)}), "
-        f"http://{host}:{port}/ (API description at /openapi.json)"
+        _(
+            "twenty48 serve: database {name}, key {key} ({path}), "
+            "http://{host}:{port}/ (API description at /openapi.json)"
+        ).format(name=name, key=server_key.key_id, path=key_path(config), host=host, port=port)
     )
     serve(config, host=host, port=port, workers=workers, access_log=access_log)

@@ -14,6 +14,7 @@ import typer
 
 from twenty48_replay.board import Board, Direction
 from twenty48_replay.errors import RecordError, Twenty48Error
+from twenty48_replay.i18n import N_, _, ngettext
 from twenty48_replay.rng import seed_key
 from twenty48_replay.text import printable
 
@@ -36,7 +37,7 @@ from .targets import load_checked, step_at
 if TYPE_CHECKING:
     from twenty48_replay.solver.analysis import Analysis
 
-ARROWS = {"U": "↑ up", "D": "↓ down", "L": "← left", "R": "→ right"}
+ARROWS = {"U": N_("↑ up"), "D": N_("↓ down"), "L": N_("← left"), "R": N_("→ right")}
 SOLVER_PLAYER = "solver"
 
 
@@ -47,7 +48,10 @@ def parse_board(text: str) -> Board:
         return Board.from_rows([[int(cell) for cell in row] for row in rows])
     except ValueError as exc:
         raise typer.BadParameter(
-            f"--board: {exc} (expected 4 rows of 4 tiles, e.g. '2 2 0 0/0 4 0 0/0 0 0 0/0 0 0 2')"
+            _(
+                "--board: {reason} (expected 4 rows of 4 tiles, "
+                "e.g. '2 2 0 0/0 4 0 0/0 0 0 0/0 0 0 2')"
+            ).format(reason=exc)
         ) from None
 
 
@@ -83,10 +87,10 @@ def hint_command(
     from twenty48_replay.timeline import Timeline
 
     if sum(x is not None for x in (game, board, record)) > 1:
-        raise typer.BadParameter("give at most one of --game, --board, --record")
+        raise typer.BadParameter(_("give at most one of --game, --board, --record"))
     if at is not None and record is None:
-        raise typer.BadParameter("--at goes with --record")
-    label = "position"
+        raise typer.BadParameter(_("--at goes with --record"))
+    label = _("position")
     session = None
     loaded = None
     if board is not None:
@@ -102,9 +106,9 @@ def hint_command(
                 store.open_game(game) if game is not None else store.resume_latest(default_player())
             )
             if session is None:
-                raise Twenty48Error("no unfinished game to hint: start one with 'twenty48 play'")
+                raise Twenty48Error(_("no unfinished game to hint: start one with 'twenty48 play'"))
             position = session.state.board
-            label = f"game {session.id}"
+            label = _("game {id}").format(id=session.id)
             session.mark_assisted()
     best, values = best_move(position)
     if as_json:
@@ -118,7 +122,7 @@ def hint_command(
     else:
         _hint_report(label, position, best, values)
     if session is not None:
-        warn(f"game {session.id} is now marked as assisted")
+        warn(_("game {id} is now marked as assisted").format(id=session.id))
     if loaded is not None:
         loaded.finish()
 
@@ -130,15 +134,15 @@ def _hint_report(
     emit(board_text(position))
     if best is None:
         if not position.packed:
-            emit("no move is possible: the board is empty")
+            emit(_("no move is possible: the board is empty"))
         else:
-            emit("no move is possible: the game is over")
+            emit(_("no move is possible: the game is over"))
         return
-    emit(f"best move: {ARROWS[best.letter]}")
+    emit(_("best move: {move}").format(move=_(ARROWS[best.letter])))
     top = values[best]
     for direction, value in sorted(values.items(), key=lambda kv: -kv[1]):
         gap = "" if direction is best else f"  ({100 * (value - top) / abs(top or 1):+.2f}%)"
-        emit(f"  {ARROWS[direction.letter]:8} {value:14,.1f}{gap}")
+        emit(f"  {_(ARROWS[direction.letter]):8} {value:14,.1f}{gap}")
 
 
 def _play_one(job: tuple[str, int | None]) -> tuple[str, str, float]:
@@ -183,13 +187,13 @@ def autoplay_command(
     from twenty48_replay.rng import new_seed
 
     if until is not None and (until < 4 or until & (until - 1)):
-        raise typer.BadParameter("--until must be a tile: a power of two from 4")
+        raise typer.BadParameter(_("--until must be a tile: a power of two from 4"))
     if seed is not None:
         try:
             seed_key(seed)
             seed_key(f"{seed}-{games}")
         except RecordError as exc:
-            raise typer.BadParameter(f"--seed: {exc.reason}") from None
+            raise typer.BadParameter(_("--seed: {reason}").format(reason=_(exc.reason))) from None
     base = seed or new_seed()
     seeds = [base] + [f"{base}-{i}" for i in range(2, games + 1)]
     jobs = min(jobs or default_jobs(), games)
@@ -294,9 +298,10 @@ def _summary(rows: list[dict[str, Any]], until: int | None) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(title=f"autoplay: {len(rows)} game(s)")
-    for column in ("game", "seed", "score", "max tile", "moves", "seconds", "moves/s"):
-        table.add_column(column, justify="left" if column == "seed" else "right")
+    table = Table(title=_("autoplay: {count} game(s)").format(count=len(rows)))
+    columns = (N_("game"), N_("seed"), N_("score"), N_("max tile"), N_("moves"), N_("seconds"))
+    for column in (*columns, N_("moves/s")):
+        table.add_column(_(column), justify="left" if column == "seed" else "right")
     for r in rows:
         table.add_row(
             str(r["game"]),
@@ -316,7 +321,7 @@ def _summary(rows: list[dict[str, Any]], until: int | None) -> None:
         for t in tiles
         if any(r["max_tile"] >= t for r in rows) or t == tiles[0]
     ]
-    console.print("reached " + ", ".join(reached))
+    console.print(_("reached {tiles}").format(tiles=", ".join(reached)))
 
 
 def analyze_command(
@@ -380,37 +385,70 @@ def analyze_command(
 def _report(analysis: Analysis, label: str, top: int) -> None:
     moves = len(analysis.annotations)
     emit(
-        f"Analysis of {printable(label)}: {moves} moves, score {analysis.final_score}, "
-        f"largest tile {analysis.final_board.max_tile}"
+        _("Analysis of {label}: {moves} moves, score {score}, largest tile {tile}").format(
+            label=printable(label),
+            moves=moves,
+            score=analysis.final_score,
+            tile=analysis.final_board.max_tile,
+        )
     )
-    emit(f"Accuracy: {analysis.accuracy:.1f}% of moves matched the solver's choice")
+    emit(
+        _("Accuracy: {percent} of moves matched the solver's choice").format(
+            percent=f"{analysis.accuracy:.1f}%"
+        )
+    )
     emit("")
     mistakes = analysis.largest_mistakes(top)
     if mistakes:
-        emit("Largest mistakes (expected value given up):")
+        emit(_("Largest mistakes (expected value given up):"))
         for a in mistakes:
-            cells = "1 empty cell" if a.empty == 1 else f"{a.empty} empty cells"
+            cells = ngettext("{count} empty cell", "{count} empty cells", a.empty).format(
+                count=a.empty
+            )
             emit(
-                f"  move {a.number}: played {ARROWS[a.played.letter]}, best was "
-                f"{ARROWS[a.best.letter]} (-{100 * a.relative_loss:.2f}%), {cells}"
+                "  "
+                + _("move {number}: played {played}, best was {best} (-{loss}%), {cells}").format(
+                    number=a.number,
+                    played=_(ARROWS[a.played.letter]),
+                    best=_(ARROWS[a.best.letter]),
+                    loss=f"{100 * a.relative_loss:.2f}",
+                    cells=cells,
+                )
             )
             for line in board_text(a.board).splitlines():
                 emit("      " + line)
         emit("")
     classic = analysis.classic_mistakes()
     four = classic["four_directions"]
-    emit("The four classic mistakes:")
+    emit(_("The four classic mistakes:"))
     emit(
-        f"  1. all four directions: {four['least_used']} was played {four['least_used_moves']} "
-        f"times ({four['share_percent']}% of moves); by direction "
-        + ", ".join(f"{k} {v}" for k, v in four["by_direction"].items())
+        "  "
+        + _(
+            "1. all four directions: {direction} was played {count} times "
+            "({percent} of moves); by direction {each}"
+        ).format(
+            direction=four["least_used"],
+            count=four["least_used_moves"],
+            percent=f"{four['share_percent']}%",
+            each=", ".join(f"{k} {v}" for k, v in four["by_direction"].items()),
+        )
     )
-    emit(f"  2. largest tile pulled out of its corner: {classic['largest_tile_left_corner']} times")
     emit(
-        f"  3. small tiles walled in by large ones: {classic['walled_in_positions']} cases "
-        "over all positions"
+        "  "
+        + _("2. largest tile pulled out of its corner: {count} times").format(
+            count=classic["largest_tile_left_corner"]
+        )
     )
     emit(
-        f"  4. crowded board (2-3 empty cells): {classic['crowded_moves']} moves, "
-        f"{classic['crowded_mistakes']} of them not the solver's choice"
+        "  "
+        + _("3. small tiles walled in by large ones: {count} cases over all positions").format(
+            count=classic["walled_in_positions"]
+        )
+    )
+    emit(
+        "  "
+        + _(
+            "4. crowded board (2-3 empty cells): {moves} moves, "
+            "{mistakes} of them not the solver's choice"
+        ).format(moves=classic["crowded_moves"], mistakes=classic["crowded_mistakes"])
     )

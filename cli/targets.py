@@ -16,6 +16,7 @@ import attrs
 import typer
 
 from twenty48_replay.errors import EXIT_FAILED, RecordError
+from twenty48_replay.i18n import _
 from twenty48_replay.record import Record
 from twenty48_replay.replay import verify
 from twenty48_replay.sources import read_records
@@ -40,8 +41,9 @@ def game_id(text: str) -> int | None:
     digits = text.lstrip("0") or "0"
     if len(digits) > 19 or int(digits) > MAX_GAME_ID:  # int() refuses over 4,300 digits
         raise typer.BadParameter(
-            f"game id {text[:25]}{'...' if len(text) > 25 else ''} "
-            f"is above the largest id ({MAX_GAME_ID})"
+            _("game id {id} is above the largest id ({largest})").format(
+                id=text[:25] + ("..." if len(text) > 25 else ""), largest=MAX_GAME_ID
+            )
         )
     return int(digits)
 
@@ -95,7 +97,11 @@ class Loaded:
     def finish(self) -> None:
         """After the command has done what it can: an invalid record's reasons, exit 1."""
         if self.reasons:
-            fail(self.invalid_line())
+            fail(
+                _("{label}: INVALID: {reasons}").format(
+                    label=self.label, reasons="; ".join(self.reasons)
+                )
+            )
             raise typer.Exit(EXIT_FAILED)
 
 
@@ -112,6 +118,8 @@ def step_at(timeline: Timeline, at: int | None, label: str, option: str = "--at"
         return timeline[number]
     except IndexError:
         raise typer.BadParameter(
-            f"{option} {number}: {label} has steps 0..{timeline.last}"
-            + (" (the valid steps of an invalid record)" if timeline.error is not None else "")
+            _("{option} {number}: {label} has steps 0..{last}").format(
+                option=option, number=number, label=label, last=timeline.last
+            )
+            + (_(" (the valid steps of an invalid record)") if timeline.error is not None else "")
         ) from None

@@ -18,6 +18,7 @@ import typer
 
 from twenty48_replay.batch import Result, default_jobs, verify_many
 from twenty48_replay.errors import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE
+from twenty48_replay.i18n import _, ngettext, number
 from twenty48_replay.sources import RawRecord, expand_paths, location, read_raw
 from twenty48_replay.text import printable
 
@@ -170,7 +171,7 @@ def verify_command(
                 if as_json:
                     emit_json(result)
                 else:
-                    warn(f"{result['error']} (unreadable)")
+                    warn(_("{error} (unreadable)").format(error=result["error"]))
                 continue
             counts["valid" if result["valid"] else "invalid"] += 1
             replayed += result["moves"]
@@ -184,9 +185,20 @@ def verify_command(
     total = sum(counts.values())
     if total != 1:
         warn(
-            f"{total} records: {counts['valid']} valid, {counts['invalid']} invalid, "
-            f"{counts['unreadable']} unreadable · {total / seconds:,.0f} records/s, "
-            f"{replayed / seconds:,.0f} moves/s"
+            ngettext(
+                "{total} record: {valid} valid, {invalid} invalid, {unreadable} unreadable"
+                " · {records_per_s} records/s, {moves_per_s} moves/s",
+                "{total} records: {valid} valid, {invalid} invalid, {unreadable} unreadable"
+                " · {records_per_s} records/s, {moves_per_s} moves/s",
+                total,
+            ).format(
+                total=total,
+                valid=counts["valid"],
+                invalid=counts["invalid"],
+                unreadable=counts["unreadable"],
+                records_per_s=number(round(total / seconds)),
+                moves_per_s=number(round(replayed / seconds)),
+            )
         )
     if counts["unreadable"]:
         raise typer.Exit(EXIT_UNUSABLE)

@@ -29,6 +29,7 @@ from typing import Final
 import typer
 
 from twenty48_replay.errors import StoreError
+from twenty48_replay.i18n import _
 from twenty48_replay.text import printable
 
 SQLITE_HEADER: Final = b"SQLite format 3\x00"
@@ -61,8 +62,9 @@ def check_output(output: Path, protected: Iterable[Path]) -> None:
             same = real == os.path.realpath(path)
         if same:
             raise typer.BadParameter(
-                f"--output {shown} is the database's own file ({printable(str(path))}); "
-                "refusing to write over it"
+                _(
+                    "--output {file} is the database's own file ({path}); refusing to write over it"
+                ).format(file=shown, path=printable(str(path)))
             )
     try:
         if not stat.S_ISREG(os.stat(output).st_mode):
@@ -76,11 +78,13 @@ def check_output(output: Path, protected: Iterable[Path]) -> None:
         return
     if head == SQLITE_HEADER:
         raise typer.BadParameter(
-            f"--output {shown} is an SQLite database; refusing to write over it"
+            _("--output {file} is an SQLite database; refusing to write over it").format(file=shown)
         )
     if head[:4] in WAL_MAGIC:
         raise typer.BadParameter(
-            f"--output {shown} is an SQLite write-ahead log; refusing to write over it"
+            _("--output {file} is an SQLite write-ahead log; refusing to write over it").format(
+                file=shown
+            )
         )
 
 
@@ -101,14 +105,16 @@ def write_output(output: Path | None, data: bytes, protected: Iterable[Path] = (
         mode = None
     try:
         if mode is not None and stat.S_ISDIR(mode):
-            raise StoreError(f"{shown}: is a directory")
+            raise StoreError(_("{file}: is a directory").format(file=shown))
         if mode is not None and not stat.S_ISREG(mode):
             with open(output, "wb") as target:
                 target.write(data)
         else:
             _replace(output, data, None if mode is None else stat.S_IMODE(mode))
     except OSError as exc:
-        raise StoreError(f"{shown}: cannot write ({exc.strerror or exc})") from None
+        raise StoreError(
+            _("{file}: cannot write ({reason})").format(file=shown, reason=exc.strerror or exc)
+        ) from None
     return True
 
 

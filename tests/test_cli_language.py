@@ -68,3 +68,44 @@ def test_machine_output_is_the_same_in_every_language(tmp_path: Path) -> None:
     one = [run_cli("export", "--db", db, "1", env={"TWENTY48_LANG": lang}) for lang in ("en", "da")]
     json.loads(one[0].stdout)
     assert one[0].stdout == one[1].stdout
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        ("en", "twenty48: error: --moves: letter 'Q' at position 3 is not U, D, L or R"),
+        ("da", "twenty48: fejl: --moves: bogstavet 'Q' på plads 3 er ikke U, D, L eller R"),
+    ],
+)
+def test_a_refused_input_in_each_language(tmp_path: Path, language: str, expected: str) -> None:
+    """The same refusal, the same exit code, nothing stored; only the words change."""
+    db = str(tmp_path / "games.sqlite3")
+    env = {"TWENTY48_LANG": language}
+    result = run_cli("play", "--db", db, "--seed", "s", "--moves", "LDQ", env=env)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith(expected), result.stderr
+    assert len(result.stderr.splitlines()) == 1
+    listing = run_cli("list", "--db", db, "--json")
+    assert listing.returncode == 0
+    assert listing.stdout == ""
+
+
+def test_danish_messages_from_the_library_and_the_commands(tmp_path: Path) -> None:
+    db = str(tmp_path / "games.sqlite3")
+    da = {"TWENTY48_LANG": "da"}
+    missing = run_cli("--lang", "da", "show", "--db", db, "99")
+    assert (missing.returncode, missing.stderr) == (1, "twenty48: fejl: intet spil med id 99\n")
+    english = run_cli("show", "--db", db, "99")
+    assert (english.returncode, english.stderr) == (1, "twenty48: error: no game with id 99\n")
+    played = run_cli("play", "--db", db, "--seed", "s", "--moves", "LR", env=da)
+    assert played.returncode == 0, played.stderr
+    assert played.stdout.startswith("spil 1  seed 's'\npoint ")
+    assert "udførte 2 træk (træk 1-2)" in played.stderr
+    listing = run_cli("list", "--db", db, env=da)
+    assert listing.stdout.split()[:4] == ["id", "spillet", "spiller", "point"]
+    assert "i gang" in listing.stdout
+    over = run_cli("play", "--db", db, "--game", "1", "--moves", "RR", env=da)
+    assert over.returncode == 1
+    assert "twenty48: fejl: bogstav 2 i --moves (R, som ville være træk 4) afvist" in over.stderr
+    assert "det ændrer ikke brættet; trækket før det er gemt" in over.stderr
