@@ -204,7 +204,13 @@ class PlayPage {
       return;
     }
     this.queue.push(letter);
+    this.markPending();
     this.pump();
+  }
+
+  markPending() {
+    // For tests and assistive tools: moves waiting or on their way ("0": settled).
+    this.root.dataset.pending = String(this.queue.length + (this.busy ? 1 : 0));
   }
 
   async pump() {
@@ -215,6 +221,7 @@ class PlayPage {
     try {
       while (this.queue.length > 0 && this.phase === "playing") {
         const letter = this.queue.shift();
+        this.markPending();
         if (!applyMove(this.game.board, letter).moved) {
           continue; // changes nothing: not a move (SPEC 3.4), the server is not asked
         }
@@ -222,6 +229,7 @@ class PlayPage {
       }
     } finally {
       this.busy = false;
+      this.markPending();
     }
   }
 
@@ -495,6 +503,7 @@ class PlayPage {
     playEl("overlay").hidden = this.phase !== "over";
     const data = this.root.dataset;
     data.state = this.phase;
+    data.pending = String(this.queue.length + (this.busy ? 1 : 0));
     data.score = String(score);
     data.moves = String(moves);
     data.board = board ? boardToRows(board).flat().join(",") : "";
