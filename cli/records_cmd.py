@@ -33,7 +33,7 @@ from .limits import (
     MIN_STEP,
 )
 from .output import emit, fail, warn
-from .targets import game_id, load_checked, step_at
+from .targets import Loaded, game_id, load_checked, load_target, step_at
 from .writing import check_output, database_files, is_stdout, write_output
 
 
@@ -43,6 +43,7 @@ class ExportFormat(StrEnum):
     JSON = "json"
     SVG = "svg"
     GIF = "gif"
+    HTML = "html"
 
 
 def _protected(db: str | None, target: str | None) -> list[Path]:
@@ -71,7 +72,7 @@ def _write(output: Path | None, data: bytes, what: str, protected: list[Path]) -
 def export_command(
     target: Annotated[
         str | None,
-        typer.Argument(help="A game id, or (for svg/gif) a record file.", show_default=False),
+        typer.Argument(help="A game id, or (for svg/gif/html) a record file.", show_default=False),
     ] = None,
     all_games: Annotated[
         bool, typer.Option("--all", help="Export every game, as JSON Lines.")
@@ -87,7 +88,12 @@ def export_command(
     ] = None,
     fmt: Annotated[
         ExportFormat,
-        typer.Option("--format", "-f", help="json: the record; svg: one position; gif: a replay."),
+        typer.Option(
+            "--format",
+            "-f",
+            help="json: the record; svg: one position; gif: a replay; html: a self-contained "
+            "page that replays and verifies the game in any browser, offline.",
+        ),
     ] = ExportFormat.JSON,
     at: Annotated[
         int | None,
@@ -115,11 +121,24 @@ def export_command(
     size: Annotated[
         int, typer.Option("--size", min=MIN_SIZE, max=MAX_SIZE, help="gif: width in pixels.")
     ] = 240,
+    trust: Annotated[
+        str | None,
+        typer.Option(
+            "--trust",
+            metavar="KEYFILE_OR_URL",
+            help="html: embed this server key (as for verify --trust) so the page also checks "
+            "a fair record's signature.",
+            show_default=False,
+        ),
+    ] = None,
     db: DbOption = None,
 ) -> None:
-    """Write games as v1 records (JSON, JSON Lines for --all), or as an SVG or GIF picture."""
+    """Write games as v1 records (JSON, JSON Lines for --all), an SVG or GIF picture, or a
+    self-verifying HTML replay page."""
     if (target is None) == (not all_games):
         raise typer.BadParameter("give a game id or --all (not both)")
+    if trust is not None and fmt is not ExportFormat.HTML:
+        raise typer.BadParameter("--trust is for --format html (the page checks the signature)")
     protected = _protected(db, target)
     if output is not None and not is_stdout(output):
         check_output(output, protected)
@@ -127,7 +146,10 @@ def export_command(
         _export_records(target, all_games, output, db, protected)
         return
     if all_games or target is None:
-        raise typer.BadParameter("--all exports records; pictures are of one game")
+        raise typer.BadParameter("--all exports records; pictures and pages are of one game")
+    if fmt is ExportFormat.HTML:
+        _export_html(target, trust, output, db, protected)
+        return
     from twenty48_replay.pictures import step_svg, write_replay_gif
     from twenty48_replay.timeline import Timeline
 
@@ -156,6 +178,33 @@ def export_command(
     )
     what = f"{frames} frames (steps {first}-{last}) as GIF"
     _write(output, buffer.getvalue(), what, protected)
+    loaded.finish()
+
+
+def _export_html(
+    target: str, trust: str | None, output: Path | None, db: str | None, protected: list[Path]
+) -> None:
+    """The self-verifying replay page of one record.
+
+    Like the pictures, an invalid record still gets its page (which shows
+    why it fails), then its reasons on stderr and exit 1.  The key is read
+    before the record, as ``verify --trust`` does, and the record is checked
+    here with it too, so the exit code agrees with what the page shows.
+    """
+    from twenty48_replay.replay import verify
+    from twenty48_replay.web.page import replay_page
+
+    trusted = None
+    if trust is not None:
+        from twenty48_replay.signing import load_trusted
+
+        trusted = load_trusted(trust)
+    record, label = load_target(target, db)
+    loaded = Loaded(record, label, verify(record, trusted).reasons)
+    html = replay_page(record, trusted_key=None if trusted is None else trusted.public_key).encode(
+        "utf-8"
+    )
+    _write(output, html, "the replay page as HTML", protected)
     loaded.finish()
 
 

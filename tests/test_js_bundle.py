@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from twenty48_replay.web.bundle import GLOBAL_NAME, BundleError, bundle
 
 
-def modules(**texts: str):
+def modules(**texts: str) -> Callable[[str], str]:
     """A reader over in-memory modules, for bundling hand-made module sets."""
 
     def read(name: str) -> str:
@@ -23,9 +24,12 @@ def modules(**texts: str):
     return read
 
 
-def test_orders_modules_by_imports_and_strips_import_and_export():
+def test_orders_modules_by_imports_and_strips_import_and_export() -> None:
     read = modules(
-        a='import { b1 } from "./b.js";\nimport { c1 } from "./c.js";\nexport function a1() {\n  return b1() + c1;\n}\n',
+        a=(
+            'import { b1 } from "./b.js";\nimport { c1 } from "./c.js";\n'
+            "export function a1() {\n  return b1() + c1;\n}\n"
+        ),
         b='import { c1 } from "./c.js";\nexport function b1() {\n  return c1 * 2;\n}\n',
         c="export const c1 = 21;\n",
     )
@@ -40,22 +44,34 @@ def test_orders_modules_by_imports_and_strips_import_and_export():
 @pytest.mark.parametrize(
     ("texts", "message"),
     [
-        ({"a": 'import { b } from "./b.js";\nexport const a = 1;\n', "b": 'import { a } from "./a.js";\nexport const b = 2;\n'}, "import cycle: a.js -> b.js -> a.js"),
+        (
+            {
+                "a": 'import { b } from "./b.js";\nexport const a = 1;\n',
+                "b": 'import { a } from "./a.js";\nexport const b = 2;\n',
+            },
+            "import cycle: a.js -> b.js -> a.js",
+        ),
         ({"a": "export default 1;\n"}, "export only declarations"),
         ({"a": "const x = 1;\nexport { x };\n"}, "only top-level one-line imports"),
         ({"a": "import {\n  b,\n} from './b.js';\n"}, "imports must be one line"),
         ({"a": 'import { b } from "b.js";\n'}, "imports must be one line"),
-        ({"a": 'import { b } from "./b.js";\nconst x = 1;\n', "b": "export const b = 1;\nconst x = 2;\n"}, "'x' is declared in both b.js and a.js"),
+        (
+            {
+                "a": 'import { b } from "./b.js";\nconst x = 1;\n',
+                "b": "export const b = 1;\nconst x = 2;\n",
+            },
+            "'x' is declared in both b.js and a.js",
+        ),
         ({"a": 'export const a = "</script>";\n'}, "would break a page"),
         ({"a": 'import { b } from "./missing.js";\n'}, "no module 'missing.js'"),
     ],
 )
-def test_refuses_what_would_break_at_run_time(texts, message):
+def test_refuses_what_would_break_at_run_time(texts: dict[str, str], message: str) -> None:
     with pytest.raises(BundleError, match=message.replace("(", r"\(").replace(")", r"\)")):
         bundle(["a.js"], read=modules(**texts))
 
 
-def test_refuses_bad_entries():
+def test_refuses_bad_entries() -> None:
     with pytest.raises(BundleError, match="not a module name"):
         bundle(["../record.py"])
     with pytest.raises(BundleError, match="not one string"):
@@ -64,7 +80,7 @@ def test_refuses_bad_entries():
         bundle([])
 
 
-def test_package_modules_bundle_and_expose_verify_record(tmp_path: Path):
+def test_package_modules_bundle_and_expose_verify_record(tmp_path: Path) -> None:
     """The real modules bundle; the script runs in Node and exposes the API."""
     text = bundle(["verify.js"])
     assert "verifyRecord" in text

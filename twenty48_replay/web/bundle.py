@@ -28,7 +28,9 @@ GLOBAL_NAME: Final = "twenty48"
 
 _MODULE_NAME: Final = re.compile(r"[a-z0-9_]+(?:-[a-z0-9_]+)*\.js")
 _IMPORT: Final = re.compile(r'import\s*\{([^}]*)\}\s*from\s*"\./([^"]+)";?\s*')
-_EXPORT: Final = re.compile(r"export\s+(?:(async\s+)?function\*?|const|let|class)\s+([A-Za-z_$][\w$]*)")
+_EXPORT: Final = re.compile(
+    r"export\s+(?:(async\s+)?function\*?|const|let|class)\s+([A-Za-z_$][\w$]*)"
+)
 _TOP_DECL: Final = re.compile(
     r"(?:export\s+)?(?:async\s+)?(?:function\*?|const|let|var|class)\s+([A-Za-z_$][\w$]*)"
 )
