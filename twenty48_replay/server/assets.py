@@ -65,10 +65,26 @@ def load_folder(parts: tuple[str, ...]) -> dict[str, Asset]:
         media_type = MIME_TYPES.get(_suffix(name))
         if media_type is None or not _NAME.fullmatch(name) or not entry.is_file():
             continue
-        body = entry.read_bytes()
-        etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
-        found[name] = Asset(body, media_type, etag)
+        found[name] = make_asset(entry.read_bytes(), media_type)
     return found
+
+
+def make_asset(body: bytes, media_type: str) -> Asset:
+    """An asset with its ETag."""
+    return Asset(body, media_type, '"' + hashlib.sha256(body).hexdigest()[:32] + '"')
+
+
+#: Name (under ``/static/``) of the whole stylesheet of the web pages: the pictures'
+#: palette as CSS, then ``web/static/style.css`` (:func:`twenty48_replay.web.theme.stylesheet`),
+#: the same text the exported page inlines, so the board looks the same everywhere.
+THEME: Final = "theme.css"
+
+
+def generated() -> dict[str, Asset]:
+    """The assets made from code rather than read from a file."""
+    from twenty48_replay.web import theme
+
+    return {THEME: make_asset(theme.stylesheet().encode("utf-8"), MIME_TYPES[".css"])}
 
 
 class AssetIndex:
@@ -80,7 +96,9 @@ class AssetIndex:
     def get(self, folder: str, name: str) -> Asset | None:
         """The asset ``name`` of ``folder`` ("js" or "static"), or None."""
         if self._folders is None:
-            self._folders = {key: load_folder(parts) for key, parts in FOLDERS.items()}
+            folders = {key: load_folder(parts) for key, parts in FOLDERS.items()}
+            folders["static"].update(generated())
+            self._folders = folders
         return self._folders.get(folder, {}).get(name)
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -115,12 +115,12 @@ async def game_page(request: Request, server: Server) -> Response:
         raise not_found(fair_id)
     if row.finished_ms is None or row.record is None:
         raise ApiError(409, "the game is not finished; its replay page exists when it ends")
-    html = await run_in_threadpool(replay_document, row.record, server.key.well_known(), fair_id)
+    html = await run_in_threadpool(replay_document, row.record, server.key.trusted().public_key)
     return html_page(request, html, csp.inline_policy(html))
 
 
-def replay_document(record_text: str, well_known: dict[str, Any], fair_id: int) -> str:
-    """The export's self-verifying page for a stored signed record."""
+def replay_document(record_text: str, public_key: bytes) -> str:
+    """The export's self-verifying page for a stored signed record, trusting ``public_key``."""
     from twenty48_replay.web import page  # the page builder and its bundle load on first use
 
-    return page.replay_page(record_text, trusted_key=well_known, title=f"Fair game {fair_id}")
+    return page.replay_page(record_text, trusted_key=public_key)

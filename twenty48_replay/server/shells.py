@@ -19,6 +19,7 @@ _HEAD: Final = """<!doctype html>
 <meta name="color-scheme" content="light">
 <title>{title}</title>
 <link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="/static/theme.css">
 <link rel="stylesheet" href="/static/site.css">
 <script type="module" src="/static/js/{module}"></script>
 </head>
@@ -64,8 +65,9 @@ PLAY_PAGE: Final = (
 </form>
 </section>
 <div id="board-wrap" class="board-wrap">
-<div id="board" class="board" role="img" aria-label="game board"></div>
-<div id="overlay" class="overlay" hidden><p id="overlay-text"></p></div>
+<div id="board" class="t48-board" role="img" aria-label="game board"></div>
+<div id="overlay" class="overlay" hidden><p id="overlay-text"></p>
+<a id="overlay-replay" class="overlay-link" href="/leaderboard">Replay and verify</a></div>
 </div>
 <p id="status" class="status" role="status" aria-live="polite">Type a name and press
 New game.</p>

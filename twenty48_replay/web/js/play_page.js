@@ -19,7 +19,8 @@
 
 import { applyMove, boardFromRows, boardToRows, isWon } from "./rules.js";
 import { ApiRefusal, apiFinish, apiGame, apiMove, apiNewGame, apiRandomClientSeed, apiStart } from "./api_client.js";
-import { sha256, toHex } from "./sha256.js";
+import { BoardView } from "./board_view.js";
+import { commitmentOf } from "./fair.js";
 
 const PLAY_KEYS = Object.freeze({
   ArrowUp: "U",
@@ -81,54 +82,10 @@ function playCodePoints(text) {
   return Array.from(text).length;
 }
 
-function playDrawBoard(container, board, spawnCell) {
-  // One element per cell, created once; a cell's class names its value (the
-  // palette is in site.css: the page allows no inline style).
-  if (container.children.length !== 16) {
-    container.replaceChildren();
-    for (let i = 0; i < 16; i++) {
-      const cell = document.createElement("div");
-      cell.className = "cell";
-      container.append(cell);
-    }
-  }
-  const labels = [];
-  for (let i = 0; i < 16; i++) {
-    const cell = container.children[i];
-    const exponent = board ? board[i] : 0;
-    const value = exponent ? 2 ** exponent : 0;
-    const text = value ? String(value) : "";
-    let name = "cell";
-    if (value) {
-      name += value > 2048 ? " super" : " v" + value;
-      if (text.length >= 3) {
-        name += " d" + Math.min(text.length, 6);
-      }
-      if (i === spawnCell) {
-        name += " spawned";
-      }
-    }
-    cell.className = name;
-    cell.textContent = text;
-    labels.push(text || "empty");
-  }
-  const rows = [];
-  for (let r = 0; r < 4; r++) {
-    rows.push(labels.slice(r * 4, r * 4 + 4).join(" "));
-  }
-  container.setAttribute("aria-label", "game board: " + rows.join("; "));
-}
-
-function playCommitmentOf(serverSeed) {
-  // SPEC 11.2: lowercase hex SHA-256 of the seed's 64 ASCII characters (pure JS:
-  // crypto.subtle is missing on plain-http pages served to other hosts).
-  return toHex(sha256(new TextEncoder().encode(serverSeed)));
-}
-
 class PlayPage {
   constructor() {
     this.root = playEl("game");
-    this.boardEl = playEl("board");
+    this.boardView = new BoardView(playEl("board")); // the export's board, same look
     this.game = null; // {id, token, commitment, clientSeed, player, board, score, moves, won}
     this.phase = "idle"; // idle | starting | playing | ending | over
     this.queue = [];
@@ -359,21 +316,23 @@ class PlayPage {
     this.phase = "over";
     playWrite("session", PLAY_GAME_KEY, null);
     if (view && typeof view.server_seed === "string") {
-      this.showSeed(view.server_seed);
+      await this.showSeed(view.server_seed);
     }
     playEl("overlay-text").textContent = title;
     const link = playEl("replay-link");
     link.href = "/games/" + encodeURIComponent(String(game.id));
     link.hidden = false;
+    playEl("overlay-replay").href = link.href;
     this.status(title + ": " + game.score + " points in " + game.moves + " moves. Press New game to play again.");
     this.render();
   }
 
-  showSeed(serverSeed) {
+  async showSeed(serverSeed) {
     const game = this.game;
     playEl("server-seed").textContent = serverSeed;
     const check = playEl("fair-check");
-    if (playCommitmentOf(serverSeed) === game.commitment) {
+    // SPEC 11.2 (fair.js: WebCrypto, or pure JS on plain-http pages served to other hosts).
+    if ((await commitmentOf(serverSeed)) === game.commitment) {
       check.textContent = "✓ SHA-256 of the server seed is the commitment you saw before your first move.";
       check.className = "fair-check ok";
       this.root.dataset.commitmentChecked = "true";
@@ -491,8 +450,7 @@ class PlayPage {
   render() {
     const game = this.game;
     const board = game ? game.board : null;
-    playDrawBoard(this.boardEl, board, this.spawnCell);
-    this.spawnCell = -1; // the pop-in shows once
+    this.boardView.render(board || new Uint8Array(16), this.spawnCell >= 0 ? this.spawnCell : null);
     const score = game ? game.score : 0;
     const moves = game ? game.moves : 0;
     playEl("score").textContent = String(score);
