@@ -26,7 +26,7 @@ from twenty48_replay.replay import verify
 from twenty48_replay.signing import TrustedKey
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page, Response
+    from playwright.sync_api import Page, Response, Route
 
 HEX64 = re.compile(r"[0-9a-f]{64}")
 #: A player name that would be markup if any page put it in with innerHTML.
@@ -284,6 +284,10 @@ def test_play_a_game_with_keys(web_server: ServerProcess, browser_page: BrowserP
         )
         assert page.text_content("#score") == str(server["score"])
     assert page_state(page)["moves"] > 0
+    # A key that changes nothing is dropped in the page: every request sent was a move.
+    sent = [r for r in responses if r.request.method == "POST" and r.url.endswith("/moves")]
+    assert len(sent) == page_state(page)["moves"]
+    assert all(r.status == 200 for r in sent)
     before_end = len(responses)
     bodies_before_end = [response_text(r) for r in responses[:before_end]]
     page.click("#finish")
@@ -387,6 +391,64 @@ def test_game_page_shows_a_verified_verdict(
     assert verdict["max_tile"] == str(record["max_tile"])
     assert browser_page.errors == []
     assert browser_page.requests == [f"{web_server.url}/games/{game.id}"]
+
+
+def test_lost_answers_are_retried_with_the_same_n(
+    web_server: ServerProcess, browser_page: BrowserPage
+) -> None:
+    """A move whose answer is lost (the server applied it) and a 503 are sent again unchanged."""
+    page = browser_page.page
+    browser_page.open(web_server.url + "/")
+    seen: list[dict[str, Any]] = []
+    faults = {3: "lost", 5: "unavailable"}
+
+    def handle(route: Route) -> None:
+        body = json.loads(route.request.post_data or "{}")
+        seen.append(body)
+        fault = faults.pop(len(seen), None)
+        if fault == "lost":
+            route.fetch()  # the server commits the move...
+            route.abort("connectionreset")  # ...and its answer never arrives
+        elif fault == "unavailable":
+            route.fulfill(status=503, json={"error": "busy"})
+        else:
+            route.continue_()
+
+    page.route("**/api/games/*/moves", handle)
+    start_game(page, "unlucky network")
+    client = Client(web_server.url)
+    for _ in range(8):
+        valid = Board.from_rows(page_state(page)["board"]).valid_directions()
+        page.keyboard.press(
+            {"L": "ArrowLeft", "D": "s", "R": "d", "U": "ArrowUp"}[
+                next(d for d in "LDRU" if Direction(d) in valid)
+            ]
+        )
+        wait_settled(page)
+    shown = page_state(page)
+    server = client.game(shown["id"])
+    assert shown["moves"] == server["moves"] == 8
+    assert (shown["board"], shown["score"]) == (server["board"], server["score"])
+    # Requests 3 and 4 are one move sent twice, as are 5 and 6: the same n, the same letter.
+    assert seen[2] == seen[3]
+    assert seen[4] == seen[5]
+    assert [body["n"] for body in seen] == [1, 2, 3, 3, 4, 4, 5, 6, 7, 8]
+    # A reload keeps the game of this tab, and play goes on from the server's state.
+    page.reload()
+    page.wait_for_selector("#game[data-state=playing]")
+    resumed = page_state(page)
+    assert (resumed["id"], resumed["moves"], resumed["board"]) == (
+        shown["id"],
+        8,
+        server["board"],
+    )
+    assert page.text_content("#commitment") == server["commitment"]
+    page.click("#finish")
+    page.wait_for_selector("#game[data-state=over]")
+    record = client.record(shown["id"])
+    assert len(record["moves"]) == 8
+    assert page.get_attribute("#game", "data-commitment-checked") == "true"
+    client.close()
 
 
 def swipe(page: Page, letter: str) -> None:
