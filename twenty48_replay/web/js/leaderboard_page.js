@@ -5,9 +5,9 @@
 
 import { apiLeaderboard } from "./api_client.js";
 
-const BOARD_LIMIT = 100;
+const LEADERBOARD_LIMIT = 100;
 
-function boardCell(row, text, className = "") {
+function leaderboardCell(row, text, className = "") {
   const cell = document.createElement("td");
   cell.textContent = text;
   if (className) {
@@ -17,7 +17,7 @@ function boardCell(row, text, className = "") {
   return cell;
 }
 
-function boardWhen(iso) {
+function leaderboardWhen(iso) {
   const when = new Date(iso);
   if (typeof iso !== "string" || Number.isNaN(when.getTime())) {
     return "";
@@ -25,11 +25,11 @@ function boardWhen(iso) {
   return when.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
 }
 
-function boardRow(game) {
+function leaderboardRow(game) {
   const row = document.createElement("tr");
   row.dataset.gameId = String(game.id);
-  boardCell(row, String(game.rank), "rank");
-  const player = boardCell(row, String(game.player), "player");
+  leaderboardCell(row, String(game.rank), "rank");
+  const player = leaderboardCell(row, String(game.player), "player");
   if (game.suspected_bot) {
     const flag = document.createElement("span");
     flag.className = "bot-flag";
@@ -37,14 +37,14 @@ function boardRow(game) {
     flag.title = "suspected bot: engine-match rate or time between moves beyond the server's thresholds";
     player.append(flag);
   }
-  boardCell(row, String(game.score), "num score");
-  boardCell(row, String(game.max_tile), "num");
-  boardCell(row, String(game.moves), "num");
-  const ended = boardCell(row, boardWhen(game.ended), "when");
+  leaderboardCell(row, String(game.score), "num score");
+  leaderboardCell(row, String(game.max_tile), "num");
+  leaderboardCell(row, String(game.moves), "num");
+  const ended = leaderboardCell(row, leaderboardWhen(game.ended), "when");
   if (typeof game.ended === "string") {
     ended.title = game.ended;
   }
-  const replay = boardCell(row, "");
+  const replay = leaderboardCell(row, "");
   const link = document.createElement("a");
   link.href = "/games/" + encodeURIComponent(String(game.id));
   link.textContent = "replay";
@@ -52,12 +52,12 @@ function boardRow(game) {
   return row;
 }
 
-async function boardLoad() {
+async function leaderboardLoad() {
   const root = document.getElementById("leaderboard");
   const status = document.getElementById("status");
   let answer;
   try {
-    answer = await apiLeaderboard(BOARD_LIMIT);
+    answer = await apiLeaderboard(LEADERBOARD_LIMIT);
   } catch (error) {
     status.textContent = "Could not load the leaderboard: " + (error.reason || error.message || error);
     status.className = "status error";
@@ -66,7 +66,7 @@ async function boardLoad() {
   }
   const games = Array.isArray(answer.games) ? answer.games : [];
   const body = document.getElementById("rows");
-  body.replaceChildren(...games.map(boardRow));
+  body.replaceChildren(...games.map(leaderboardRow));
   document.getElementById("board-table").hidden = games.length === 0;
   if (games.length === 0) {
     status.replaceChildren("No finished fair game yet. ");
@@ -83,8 +83,8 @@ async function boardLoad() {
 
 if (typeof document !== "undefined") {
   if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", boardLoad);
+    document.addEventListener("DOMContentLoaded", leaderboardLoad);
   } else {
-    boardLoad();
+    leaderboardLoad();
   }
 }
