@@ -451,6 +451,50 @@ def test_lost_answers_are_retried_with_the_same_n(
     client.close()
 
 
+def test_ending_while_moves_are_on_their_way(
+    web_server: ServerProcess, browser_page: BrowserPage
+) -> None:
+    """ "End game" waits for the move on its way: /finish is never sent before its answer."""
+    page = browser_page.page
+    browser_page.open(web_server.url + "/")
+    fair_id = start_game(page, "in a hurry")["id"]
+    held: list[Route] = []
+    finishes_sent: list[str] = []
+
+    def hold_moves(route: Route) -> None:
+        held.append(route)
+
+    def finish(route: Route) -> None:
+        finishes_sent.append(route.request.url)
+        route.continue_()
+
+    page.route("**/api/games/*/moves", hold_moves)
+    page.route("**/api/games/*/finish", finish)
+    # Keys and the click in one task: "End game" comes while the first move is on its way.
+    page.evaluate(
+        """() => {
+            for (const key of ["ArrowLeft", "ArrowDown", "ArrowRight", "ArrowUp"]) {
+                document.body.dispatchEvent(new KeyboardEvent("keydown", {key, bubbles: true}));
+            }
+            document.getElementById("finish").click();
+        }"""
+    )
+    page.wait_for_timeout(500)
+    assert finishes_sent == []  # still waiting for the move's answer
+    assert len(held) == 1
+    page.unroute("**/api/games/*/moves")
+    held[0].continue_()
+    page.wait_for_selector("#game[data-state=over]")
+    assert len(finishes_sent) == 1
+    record = Client(web_server.url).record(fair_id)
+    shown = page_state(page)
+    assert shown["moves"] == len(record["moves"]) == 1
+    assert (shown["board"], shown["score"]) == library_final(record)
+    assert page.get_attribute("#status", "class") == "status"  # no error shown
+    assert page.get_attribute("#game", "data-commitment-checked") == "true"
+    assert browser_page.errors == []
+
+
 def swipe(page: Page, letter: str) -> None:
     """A one-finger swipe across the board, as touch events from the device."""
     box = page.locator("#board").bounding_box()

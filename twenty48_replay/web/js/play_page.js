@@ -90,6 +90,7 @@ class PlayPage {
     this.phase = "idle"; // idle | starting | playing | ending | over
     this.queue = [];
     this.busy = false;
+    this.pumping = null; // the running drain of the queue, if any
     this.spawnCell = -1;
     this.best = Number(playRead("local", PLAY_BEST_KEY)) || 0;
     this.pointer = null;
@@ -170,10 +171,18 @@ class PlayPage {
     this.root.dataset.pending = String(this.queue.length + (this.busy ? 1 : 0));
   }
 
-  async pump() {
-    if (this.busy) {
-      return;
+  pump() {
+    // One drain at a time, so moves go out strictly one after another.
+    if (this.pumping === null) {
+      this.pumping = this.drain().finally(() => {
+        this.pumping = null;
+        this.markPending();
+      });
     }
+    return this.pumping;
+  }
+
+  async drain() {
     this.busy = true;
     try {
       while (this.queue.length > 0 && this.phase === "playing") {
@@ -186,7 +195,6 @@ class PlayPage {
       }
     } finally {
       this.busy = false;
-      this.markPending();
     }
   }
 
@@ -260,6 +268,9 @@ class PlayPage {
       if (error instanceof ApiRefusal && error.status === 422) {
         return; // the server agrees it changes nothing
       }
+      if (this.phase !== "playing") {
+        return; // the game is being ended meanwhile: the end shows the server's state
+      }
       this.queue = [];
       this.status("Move not played: " + this.reason(error), true);
       await this.resync();
@@ -287,6 +298,12 @@ class PlayPage {
     this.phase = "ending";
     this.queue = [];
     this.render();
+    if (this.pumping !== null) {
+      await this.pumping; // the move on its way is answered first (it may end the game)
+      if (this.phase === "over") {
+        return;
+      }
+    }
     try {
       const answer = await apiFinish(this.game.id, this.game.token);
       this.takeState(answer);
