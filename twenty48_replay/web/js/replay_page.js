@@ -18,6 +18,11 @@ import { ReplayViewer } from "./viewer.js";
 const PAGE_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 const PAGE_UNSAFE_KEEP_LINES = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 const PAGE_MAX_SHOWN = 2000;
+const PAGE_FAIR_STATUS = {
+  fair: "every check passed",
+  unchecked: "the signature was not checked",
+  "not fair": "a check failed",
+};
 
 function pageEscapeChar(ch) {
   const code = ch.charCodeAt(0);
@@ -153,6 +158,10 @@ function pageShowChecks(doc, checks, status) {
   if (status) {
     const head = pageElement(doc, "li", undefined, "t48-fair-status");
     head.appendChild(pageElement(doc, "strong", "Fair play: " + pageDisplay(status)));
+    const why = PAGE_FAIR_STATUS[status];
+    if (why) {
+      head.appendChild(doc.createTextNode(" (" + why + ")"));
+    }
     list.appendChild(head);
   }
   for (const [state, text] of checks) {
