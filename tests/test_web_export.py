@@ -407,7 +407,16 @@ def test_fair_pages_give_the_verdict_of_verify(
 
 
 def test_fair_page_with_another_key_is_not_fair(browser_page: BrowserPage, tmp_path: Path) -> None:
-    trust = ["--trust", str(FAIR / "other-key.json")]
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    other = tmp_path / "other.pem"
+    other.write_bytes(
+        Ed25519PrivateKey.generate()
+        .public_key()
+        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+    )
+    trust = ["--trust", str(other)]
     expected = verify_json(FAIR / "record.json", *trust)
     assert expected["fair"] == "not fair"
     browser_page.open(export_html(FAIR / "record.json", tmp_path / "p.html", *trust, expect=1))
@@ -431,3 +440,16 @@ def test_pages_make_no_network_request(
             page.page.wait_for_timeout(100)
             assert page.requests == [page_file.resolve().as_uri()]
             assert page.errors == []
+
+
+def test_compaction_drops_comment_lines_and_refuses_template_literals() -> None:
+    from twenty48_replay.web.page import CompactError, compact_script
+
+    script = (
+        '// a comment\nconst a = "// not a comment";\n\n    /* keep */ let b = `x`; // trailing\n'
+    )
+    assert compact_script(script) == (
+        'const a = "// not a comment";\n/* keep */ let b = `x`; // trailing\n'
+    )
+    with pytest.raises(CompactError, match="line 2"):
+        compact_script("let a = 1;\nconst t = `first\n  // inside the literal\nlast`;\n")
