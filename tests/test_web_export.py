@@ -246,6 +246,12 @@ def test_every_example_page_gives_the_verdict_of_verify(
         )
     else:
         assert "NOT verified" in text
+    note = browser_page.page.locator("#verdict-note")
+    null_move = [r for r in expected["reasons"] if "is not a valid move" in r]
+    assert note.is_visible() == bool(null_move)
+    if null_move:
+        number = null_move[0].split()[1]
+        assert (note.text_content() or "").startswith(f"Move {number} changes nothing")
 
 
 def test_the_20000_move_record(browser_page: BrowserPage, tmp_path: Path) -> None:

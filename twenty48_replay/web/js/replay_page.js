@@ -113,6 +113,7 @@ export function pageFairChecks(verdict, trust) {
     return [["skip", "Self-seeded game: the player chose the seed, so there are no fair-play claims to check."]];
   }
   const reasons = (fair.reasons || []).slice();
+  const bare = (reasons) => reasons.map((reason) => reason.replace(/^fair: /, "")).join("; ");
   const take = (prefix) => {
     const found = reasons.filter((reason) => reason.startsWith(prefix));
     for (const reason of found) {
@@ -125,24 +126,24 @@ export function pageFairChecks(verdict, trust) {
   const checks = [];
   const signatureChecked = fair.signature === "checked";
   if (reasons.length && !signatureChecked) {
-    checks.push(["fail", "Fair-play data unusable: " + reasons.join("; ")]);
+    checks.push(["fail", "Fair-play data unusable: " + bare(reasons)]);
     return checks;
   }
   checks.push(
     commitment.length
-      ? ["fail", "Commitment: " + commitment.join("; ")]
+      ? ["fail", "Commitment: " + bare(commitment).replace(/^commitment /, "")]
       : ["pass", "Commitment: the server seed revealed after the game is the one committed to before it."],
   );
   checks.push(
     seed.length
-      ? ["fail", "Seed derivation: " + seed.join("; ")]
+      ? ["fail", "Seed derivation: " + bare(seed).replace(/^seed /, "the seed ")]
       : ["pass", "Seed derivation: the game's seed comes from the server seed and the player's seed."],
   );
   if (signatureChecked) {
     const key = trust && trust.key_id ? " " + trust.key_id : "";
     checks.push(
       reasons.length
-        ? ["fail", "Signature: " + reasons.join("; ")]
+        ? ["fail", "Signature: " + bare(reasons).replace(/^signature /, "")]
         : ["pass", "Signature: signed by the trusted server key" + key + "."],
     );
   } else {
@@ -205,8 +206,8 @@ function pageShowVerdict(doc, verdict, trust) {
   }
   list.hidden = list.childElementCount === 0;
   const note = doc.getElementById("verdict-note");
-  if (!valid && readable) {
-    note.textContent = "The board below shows the game as its moves really play out (" + verdict.moves + " moves).";
+  if (readable && typeof verdict.invalidMove === "number") {
+    note.textContent = "Move " + verdict.invalidMove + " changes nothing, so the replay below stops at the " + (verdict.moves === 1 ? "1 valid move" : verdict.moves + " valid moves") + " before it.";
     note.hidden = false;
   }
   if (readable) {
