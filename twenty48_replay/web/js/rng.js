@@ -19,6 +19,7 @@
 //   seedProblem(seed)        -> null, or why the seed is unusable (the reference's wording)
 //   new SpawnRng(seed)       throws RangeError(seedProblem) for an unusable seed
 //     .digest(k)             -> Uint8Array(32), d of SPEC 5.2 (k a number or a BigInt, 0 <= k < 2^64)
+//     .words(k)              -> the same d as an Int32Array(8) of big-endian words (reused buffer)
 //     .spawn(k, board)       -> {cell, value}: board of 16 exponents with an empty cell
 //     .spawnCode(k, empties, count) -> cell | 16 when the tile is a 4 (fast path of verify.js;
 //                               empties: the ascending empty cells in an array of `count`)
