@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -110,6 +111,23 @@ class BrowserPage:
             "moves": element.get_attribute("data-moves"),
             "text": element.text_content(),
         }
+
+    def wait_for(self, expression: str, timeout_ms: float = VERDICT_TIMEOUT_MS) -> Any:
+        """Poll a JavaScript expression until it is truthy; returns its value.
+
+        Playwright's ``wait_for_function`` evaluates its predicate with
+        ``new Function``, which a strict Content-Security-Policy (no
+        'unsafe-eval', as our pages have) refuses; ``page.evaluate`` goes
+        through the DevTools protocol, which the policy does not govern.
+        """
+        deadline = time.monotonic() + timeout_ms / 1000
+        while True:
+            value = self.page.evaluate(expression)
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"not true within {timeout_ms:.0f} ms: {expression}")
+            self.page.wait_for_timeout(20)
 
     def screenshot(self, path: Path | str, *, full_page: bool = True) -> Path:
         """Save a PNG (for a person to look at); returns its path."""

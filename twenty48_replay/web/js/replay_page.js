@@ -18,6 +18,11 @@ import { ReplayViewer } from "./viewer.js";
 const PAGE_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 const PAGE_UNSAFE_KEEP_LINES = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 const PAGE_MAX_SHOWN = 2000;
+const PAGE_FAIR_STATUS = {
+  fair: "every check passed",
+  unchecked: "the signature was not checked",
+  "not fair": "a check failed",
+};
 
 function pageEscapeChar(ch) {
   const code = ch.charCodeAt(0);
@@ -108,6 +113,7 @@ export function pageFairChecks(verdict, trust) {
     return [["skip", "Self-seeded game: the player chose the seed, so there are no fair-play claims to check."]];
   }
   const reasons = (fair.reasons || []).slice();
+  const bare = (reasons) => reasons.map((reason) => reason.replace(/^fair: /, "")).join("; ");
   const take = (prefix) => {
     const found = reasons.filter((reason) => reason.startsWith(prefix));
     for (const reason of found) {
@@ -120,24 +126,24 @@ export function pageFairChecks(verdict, trust) {
   const checks = [];
   const signatureChecked = fair.signature === "checked";
   if (reasons.length && !signatureChecked) {
-    checks.push(["fail", "Fair-play data unusable: " + reasons.join("; ")]);
+    checks.push(["fail", "Fair-play data unusable: " + bare(reasons)]);
     return checks;
   }
   checks.push(
     commitment.length
-      ? ["fail", "Commitment: " + commitment.join("; ")]
+      ? ["fail", "Commitment: " + bare(commitment).replace(/^commitment /, "")]
       : ["pass", "Commitment: the server seed revealed after the game is the one committed to before it."],
   );
   checks.push(
     seed.length
-      ? ["fail", "Seed derivation: " + seed.join("; ")]
+      ? ["fail", "Seed derivation: " + bare(seed).replace(/^seed /, "the seed ")]
       : ["pass", "Seed derivation: the game's seed comes from the server seed and the player's seed."],
   );
   if (signatureChecked) {
     const key = trust && trust.key_id ? " " + trust.key_id : "";
     checks.push(
       reasons.length
-        ? ["fail", "Signature: " + reasons.join("; ")]
+        ? ["fail", "Signature: " + bare(reasons).replace(/^signature /, "")]
         : ["pass", "Signature: signed by the trusted server key" + key + "."],
     );
   } else {
@@ -153,6 +159,10 @@ function pageShowChecks(doc, checks, status) {
   if (status) {
     const head = pageElement(doc, "li", undefined, "t48-fair-status");
     head.appendChild(pageElement(doc, "strong", "Fair play: " + pageDisplay(status)));
+    const why = PAGE_FAIR_STATUS[status];
+    if (why) {
+      head.appendChild(doc.createTextNode(" (" + why + ")"));
+    }
     list.appendChild(head);
   }
   for (const [state, text] of checks) {
@@ -196,8 +206,8 @@ function pageShowVerdict(doc, verdict, trust) {
   }
   list.hidden = list.childElementCount === 0;
   const note = doc.getElementById("verdict-note");
-  if (!valid && readable) {
-    note.textContent = "The board below shows the game as its moves really play out (" + verdict.moves + " moves).";
+  if (readable && typeof verdict.invalidMove === "number") {
+    note.textContent = "Move " + verdict.invalidMove + " changes nothing, so the replay below stops at the " + (verdict.moves === 1 ? "1 valid move" : verdict.moves + " valid moves") + " before it.";
     note.hidden = false;
   }
   if (readable) {
