@@ -67,7 +67,7 @@ def serve_command(
         bool, typer.Option("--access-log/--no-access-log", help="Log every request.")
     ] = True,
 ) -> None:
-    """Serve fair games, signed records and a leaderboard over HTTP (JSON API)."""
+    """Serve fair games, signed records and a leaderboard over HTTP (JSON API and web pages)."""
     from twenty48_replay.server.config import ServerConfig, key_path
     from twenty48_replay.server.run import check_listen, prepare, serve
 
@@ -84,6 +84,6 @@ def serve_command(
     name, server_key = prepare(config)
     warn(
         f"twenty48 serve: database {name}, key {server_key.key_id} ({key_path(config)}), "
-        f"http://{host}:{port}/ (API description at /openapi.json)"
+        f"http://{host}:{port}/ (play in a browser there; API description at /openapi.json)"
     )
     serve(config, host=host, port=port, workers=workers, access_log=access_log)

@@ -91,6 +91,8 @@ def test_pages_are_html_with_a_strict_policy(web_server: ServerProcess) -> None:
         assert " style=" not in html
         assert "<style" not in html
         assert " on" + "click" not in html
+    # The start-up line says where to play.
+    assert f"{web_server.url}/ (play in a browser there;" in web_server.log_text()
     # API clients that ask for JSON still get the index at "/".
     status, headers, body = get(web_server, "/", Accept="application/json")
     assert status == 200
