@@ -393,6 +393,11 @@ def test_game_page_shows_a_verified_verdict(
     assert verdict["max_tile"] == str(record["max_tile"])
     assert browser_page.errors == []
     assert browser_page.requests == [f"{web_server.url}/games/{game.id}"]
+    # The served page links back to the server's pages.
+    page = browser_page.page
+    assert page.locator('a[href="/leaderboard"]').text_content() == "Leaderboard"
+    page.click('a[href="/"]')
+    page.wait_for_selector("#game[data-state=idle]")
 
 
 def test_lost_answers_are_retried_with_the_same_n(

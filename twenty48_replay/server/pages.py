@@ -119,8 +119,19 @@ async def game_page(request: Request, server: Server) -> Response:
     return html_page(request, html, csp.inline_policy(html))
 
 
+#: Links back to the server's pages, added at the end of the replay page's main element
+#: (constant markup styled by the page's own footer class; the exported file has none).
+SERVER_LINKS: Final = (
+    '<p class="t48-footer"><a href="/">Play a fair game</a> · '
+    '<a href="/leaderboard">Leaderboard</a></p>\n'
+)
+
+
 def replay_document(record_text: str, public_key: bytes) -> str:
     """The export's self-verifying page for a stored signed record, trusting ``public_key``."""
     from twenty48_replay.web import page  # the page builder and its bundle load on first use
 
-    return page.replay_page(record_text, trusted_key=public_key)
+    html = page.replay_page(record_text, trusted_key=public_key)
+    # The record is embedded with "<" escaped, so the first "</main>" is the element's end.
+    end = html.find("</main>")
+    return html if end < 0 else html[:end] + SERVER_LINKS + html[end:]
