@@ -96,3 +96,28 @@ def test_package_modules_bundle_and_expose_verify_record(tmp_path: Path) -> None
     )
     out = subprocess.run([node, "-e", probe], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["function", "function", "true"]
+
+
+def test_drops_comments_and_indentation_but_not_inside_template_literals() -> None:
+    read = modules(
+        a=(
+            "// a module comment\n"
+            "export function a1() {\n"
+            "  // inside\n"
+            "  const text = `line one\n"
+            "    // kept: part of the string\n"
+            "  `;\n"
+            "\n"
+            "  return text;\n"
+            "}\n"
+        )
+    )
+    text = bundle(["a.js"], read=read)
+    assert "a module comment" not in text
+    assert "inside" not in text
+    assert "const text = `line one\n    // kept: part of the string\n  `;\nreturn text;" in text
+
+
+def test_package_bundle_fits_the_page_budget() -> None:
+    """Issue 11: a page's own code is at most 100 kB; the verifier must leave room for the UI."""
+    assert len(bundle(["verify.js"]).encode("utf-8")) < 60_000

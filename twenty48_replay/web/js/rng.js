@@ -5,20 +5,21 @@
 // The 64-bit remainders are computed exactly from two 32-bit halves
 // ((hi mod n) * (2^32 mod n) + lo mod n) mod n, with no BigInt and no floating-point loss.
 //
-// Which HMAC: measured in Node 20 on this project's 2-core machine (tests/bench/bench_js.mjs
-// prints the figures): the synchronous pure-JS HMAC below, with the key's inner and outer
-// SHA-256 states computed once per seed so that a spawn costs exactly two compressions, does
-// the 20,002 spawns of a 20,000-move record in a few tens of milliseconds; 20,002 awaited
-// crypto.subtle.sign("HMAC") calls take several times longer (each call is a promise and a
-// trip to the crypto thread pool), and WebCrypto is absent in insecure contexts anyway.  So
-// the spawn loop always uses the pure-JS HMAC; spawnDigestWebCrypto exists for tests and
-// the benchmark, which check both give the same bytes.
+// Which HMAC: measured in Node 20 on this project's shared 2-core machine with
+// `node tests/bench/bench_js.mjs` (the 20,000-move record, 20,002 spawn digests): this
+// synchronous pure-JS HMAC, with the key's inner and outer SHA-256 states computed once per
+// seed so that a spawn costs exactly two compressions, takes about 25-30 ms; 20,002 awaited
+// crypto.subtle.sign("HMAC") calls take about 1,100 ms (each is a promise and a trip to the
+// crypto thread pool), and even all of them at once with Promise.all 360-830 ms.  WebCrypto
+// is also absent in insecure contexts.  So the spawn loop always uses the pure-JS HMAC;
+// spawnDigestWebCrypto exists for the tests, which check both give the same bytes.
 //
 // API:
 //   MAX_SEED_LENGTH = 128
 //   seedProblem(seed)        -> null, or why the seed is unusable (the reference's wording)
 //   new SpawnRng(seed)       throws RangeError(seedProblem) for an unusable seed
 //     .digest(k)             -> Uint8Array(32), d of SPEC 5.2 (k a number or a BigInt, 0 <= k < 2^64)
+//     .words(k)              -> the same d as an Int32Array(8) of big-endian words (reused buffer)
 //     .spawn(k, board)       -> {cell, value}: board of 16 exponents with an empty cell
 //     .spawnCode(k, empties, count) -> cell | 16 when the tile is a 4 (fast path of verify.js;
 //                               empties: the ascending empty cells in an array of `count`)
@@ -67,7 +68,14 @@ export class SpawnRng {
 
   // The 8 words of d for spawn k, left in this.state.
   words(k) {
-    const [high, low] = rngCounterWords(k);
+    let high;
+    let low;
+    if (typeof k === "number" && k >>> 0 === k) {
+      high = 0; // the fast path: every spawn number of a real game
+      low = k | 0;
+    } else {
+      [high, low] = rngCounterWords(k);
+    }
     const state = this.state;
     const w = this.w;
     state.set(this.inner);
