@@ -448,14 +448,12 @@ def test_pages_make_no_network_request(
             assert page.errors == []
 
 
-def test_compaction_drops_comment_lines_and_refuses_template_literals() -> None:
-    from twenty48_replay.web.page import CompactError, compact_script
+def test_compact_css_keeps_every_rule() -> None:
+    from twenty48_replay.web.page import compact_css
+    from twenty48_replay.web.theme import stylesheet
 
-    script = (
-        '// a comment\nconst a = "// not a comment";\n\n    /* keep */ let b = `x`; // trailing\n'
-    )
-    assert compact_script(script) == (
-        'const a = "// not a comment";\n/* keep */ let b = `x`; // trailing\n'
-    )
-    with pytest.raises(CompactError, match="line 2"):
-        compact_script("let a = 1;\nconst t = `first\n  // inside the literal\nlast`;\n")
+    css = stylesheet()
+    compact = compact_css(css)
+    assert "/*" not in compact
+    assert len(compact) < len(css)
+    assert compact.count("{") == css.count("{") == compact.count("}")
