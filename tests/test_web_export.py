@@ -329,6 +329,11 @@ def test_autoplay_plays_and_pauses(browser_page: BrowserPage, tmp_path: Path) ->
     paused_at = shown_step(page)
     page.page.wait_for_timeout(200)
     assert shown_step(page) == paused_at
+    page.page.locator("body").click()
+    page.page.keyboard.press("Space")
+    assert page.page.locator("#play").text_content() == "Pause"
+    page.page.keyboard.press("Space")
+    assert page.page.locator("#play").text_content() == "Play"
     page.page.locator("#play").click()  # plays on to the end, then stops by itself
     page.wait_for("document.getElementById('play').textContent === 'Play'")
     assert shown_step(page) == 472
@@ -448,14 +453,35 @@ def test_pages_make_no_network_request(
             assert page.errors == []
 
 
-def test_compaction_drops_comment_lines_and_refuses_template_literals() -> None:
-    from twenty48_replay.web.page import CompactError, compact_script
+def test_compact_css_keeps_every_rule() -> None:
+    from twenty48_replay.web.page import compact_css
+    from twenty48_replay.web.theme import stylesheet
 
-    script = (
-        '// a comment\nconst a = "// not a comment";\n\n    /* keep */ let b = `x`; // trailing\n'
-    )
-    assert compact_script(script) == (
-        'const a = "// not a comment";\n/* keep */ let b = `x`; // trailing\n'
-    )
-    with pytest.raises(CompactError, match="line 2"):
-        compact_script("let a = 1;\nconst t = `first\n  // inside the literal\nlast`;\n")
+    css = stylesheet()
+    compact = compact_css(css)
+    assert "/*" not in compact
+    assert len(compact) < len(css)
+    assert compact.count("{") == css.count("{") == compact.count("}")
+
+
+@pytest.mark.parametrize("width", [320, 390, 1280])
+def test_page_fits_the_screen(
+    width: int, new_browser_page: Callable[..., BrowserPage], tmp_path: Path
+) -> None:
+    page_file = export_html(LONG_GAME, tmp_path / "p.html")
+    page = new_browser_page(viewport={"width": width, "height": 800})
+    page.open(page_file)
+    page.verdict()
+    page.page.keyboard.press("End")  # the widest numbers: 6-digit score, 5-digit tiles
+    assert page.page.evaluate("document.documentElement.scrollWidth") <= width
+    board = page.page.locator("#board").bounding_box()
+    assert board is not None
+    assert abs(board["width"] - board["height"]) < 1
+    assert board["width"] <= min(width, 500)
+    for cell in page.page.locator("#board .t48-cell").all():
+        text_box = cell.evaluate(
+            "c => { const r = document.createRange(); r.selectNodeContents(c);"
+            " const t = r.getBoundingClientRect(), b = c.getBoundingClientRect();"
+            " return t.width <= b.width && t.height <= b.height; }"
+        )
+        assert text_box, cell.text_content()

@@ -69,35 +69,6 @@ def content_security_policy(script: str, style: str) -> str:
     )
 
 
-class CompactError(ValueError):
-    """The script has a construct the line-based compaction cannot handle safely."""
-
-
-def compact_script(script: str) -> str:
-    """The bundle without its whole-line ``//`` comments, indentation and blank lines.
-
-    The modules are commented generously (a third of their bytes), which
-    would put the page over its 100 kB budget.  Dropping whole comment lines
-    and leading whitespace changes no token and no line break (so automatic
-    semicolon insertion is unaffected) *unless* a line lies inside a
-    multi-line template literal, whose text would change; such a line has an
-    odd number of backticks somewhere before it, so any line with an odd
-    count is refused rather than guessed at.  Comments at the end of code
-    lines stay: telling them from ``//`` inside strings or regexes needs a
-    tokenizer.
-    """
-    kept = []
-    for number, line in enumerate(script.split("\n"), 1):
-        stripped = line.strip()
-        if stripped.startswith("//") and "*/" not in stripped:
-            continue
-        if stripped.count("`") % 2:
-            raise CompactError(f"line {number} may open a multi-line template literal")
-        if stripped:
-            kept.append(stripped)
-    return "\n".join(kept) + "\n"
-
-
 _CSS_COMMENT: Final = re.compile(r"/\*.*?\*/", re.DOTALL)
 
 
@@ -109,8 +80,12 @@ def compact_css(css: str) -> str:
 
 
 def page_code() -> tuple[str, str]:
-    """The page's own code: (script, stylesheet), compacted, the same for every record."""
-    return compact_script(bundle([ENTRY])), compact_css(stylesheet())
+    """The page's own code: (script, stylesheet), the same for every record.
+
+    bundle() already drops comments and indentation from the modules (the page's
+    code must stay under 100 kB); the stylesheet is compacted here.
+    """
+    return bundle([ENTRY]), compact_css(stylesheet())
 
 
 _SHELL: Final = """<!doctype html>
