@@ -486,9 +486,13 @@ def test_ending_while_moves_are_on_their_way(
             document.getElementById("finish").click();
         }"""
     )
-    page.wait_for_timeout(500)
-    assert finishes_sent == []  # still waiting for the move's answer
+    for _ in range(400):  # until the move reaches the network (slow when the machine is busy)
+        if held:
+            break
+        page.wait_for_timeout(50)
+    page.wait_for_timeout(500)  # time for a wrong page to send /finish as well
     assert len(held) == 1
+    assert finishes_sent == []  # still waiting for the move's answer
     page.unroute("**/api/games/*/moves")
     held[0].continue_()
     page.wait_for_selector("#game[data-state=over]")
