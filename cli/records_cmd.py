@@ -34,7 +34,7 @@ from .limits import (
     MIN_STEP,
 )
 from .output import emit, fail, warn
-from .targets import game_id, load_checked, step_at
+from .targets import Loaded, game_id, load_checked, load_target, step_at
 from .writing import check_output, database_files, is_stdout, write_output
 
 
@@ -44,6 +44,7 @@ class ExportFormat(StrEnum):
     JSON = "json"
     SVG = "svg"
     GIF = "gif"
+    HTML = "html"
 
 
 def _protected(db: str | None, target: str | None) -> list[Path]:
@@ -79,7 +80,7 @@ def export_command(
         str | None,
         typer.Argument(
             metavar="ID|FILE",
-            help="A game id, or (for svg/gif) a record file.",
+            help="A game id, or (for svg/gif/html) a record file.",
             show_default=False,
         ),
     ] = None,
@@ -97,7 +98,12 @@ def export_command(
     ] = None,
     fmt: Annotated[
         ExportFormat,
-        typer.Option("--format", "-f", help="json: the record; svg: one position; gif: a replay."),
+        typer.Option(
+            "--format",
+            "-f",
+            help="json: the record; svg: one position; gif: a replay; html: a self-contained "
+            "page that replays and verifies the game in any browser, offline.",
+        ),
     ] = ExportFormat.JSON,
     at: Annotated[
         int | None,
@@ -125,9 +131,20 @@ def export_command(
     size: Annotated[
         int, typer.Option("--size", min=MIN_SIZE, max=MAX_SIZE, help="gif: width in pixels.")
     ] = 240,
+    trust: Annotated[
+        str | None,
+        typer.Option(
+            "--trust",
+            metavar="KEYFILE_OR_URL",
+            help="html: embed this server key (as for verify --trust) so the page also checks "
+            "a fair record's signature.",
+            show_default=False,
+        ),
+    ] = None,
     db: DbOption = None,
 ) -> None:
-    """Write games as v1 records (JSON, JSON Lines for --all), or as an SVG or GIF picture."""
+    """Write games as v1 records (JSON, JSON Lines for --all), an SVG or GIF picture, or a
+    self-verifying HTML replay page."""
     if (target is None) == (not all_games):
         raise typer.BadParameter(_("give a game id or --all (not both)"))
     # An option of another format would be silently ignored: refuse it instead.
@@ -136,6 +153,7 @@ def export_command(
         ("steps", "--steps", ExportFormat.GIF),
         ("frame_ms", "--frame-ms", ExportFormat.GIF),
         ("size", "--size", ExportFormat.GIF),
+        ("trust", "--trust", ExportFormat.HTML),
     ):
         source = ctx.get_parameter_source(name)
         given = source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
@@ -152,7 +170,10 @@ def export_command(
         _export_records(target, all_games, output, db, protected)
         return
     if all_games or target is None:
-        raise typer.BadParameter(_("--all exports records; pictures are of one game"))
+        raise typer.BadParameter(_("--all exports records; pictures and pages are of one game"))
+    if fmt is ExportFormat.HTML:
+        _export_html(target, trust, output, db, protected)
+        return
     from twenty48_replay.pictures import step_svg, write_replay_gif
     from twenty48_replay.timeline import Timeline
 
@@ -192,6 +213,33 @@ def export_command(
             frames=frames, first=first, last=last
         )
     _write(output, buffer.getvalue(), what, protected)
+    loaded.finish()
+
+
+def _export_html(
+    target: str, trust: str | None, output: Path | None, db: str | None, protected: list[Path]
+) -> None:
+    """The self-verifying replay page of one record.
+
+    Like the pictures, an invalid record still gets its page (which shows
+    why it fails), then its reasons on stderr and exit 1.  The key is read
+    before the record, as ``verify --trust`` does, and the record is checked
+    here with it too, so the exit code agrees with what the page shows.
+    """
+    from twenty48_replay.replay import verify
+    from twenty48_replay.web.page import replay_page
+
+    trusted = None
+    if trust is not None:
+        from twenty48_replay.signing import load_trusted
+
+        trusted = load_trusted(trust)
+    record, label = load_target(target, db)
+    loaded = Loaded(record, label, verify(record, trusted).reasons)
+    html = replay_page(record, trusted_key=None if trusted is None else trusted.public_key).encode(
+        "utf-8"
+    )
+    _write(output, html, "the replay page as HTML", protected)
     loaded.finish()
 
 

@@ -69,7 +69,7 @@ def serve_command(
     ] = True,
     db: DbOption = None,
 ) -> None:
-    """Serve fair games, signed records and a leaderboard over HTTP (JSON API)."""
+    """Serve fair games, signed records and a leaderboard over HTTP (JSON API and web pages)."""
     from twenty48_replay.server.config import ServerConfig, key_path
     from twenty48_replay.server.run import check_listen, prepare, serve
 
@@ -87,7 +87,7 @@ def serve_command(
     warn(
         _(
             "twenty48 serve: database {name}, key {key} ({path}), "
-            "http://{host}:{port}/ (API description at /openapi.json)"
+            "http://{host}:{port}/ (play in a browser there; API description at /openapi.json)"
         ).format(name=name, key=server_key.key_id, path=key_path(config), host=host, port=port)
     )
     serve(config, host=host, port=port, workers=workers, access_log=access_log)

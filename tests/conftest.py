@@ -13,6 +13,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
+# Browser fixtures (chromium, browser_page, new_browser_page): tests/browser.py.
+pytest_plugins = ["browser"]
+
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = ROOT / "schema"
 VECTORS = SCHEMA / "vectors"

@@ -346,7 +346,17 @@ def test_server_seed_never_leaks_before_finish(db: str, tmp_path: Path) -> None:
             payload = None if body is None else json.dumps(body).encode()
             _status, answer_headers, answer = raw(running.url, method, path, payload, headers)
             seen.append((time.monotonic(), json.dumps(answer_headers) + answer.decode()))
+            if "json" not in answer_headers.get("content-type", "json"):
+                return None  # a web page or one of its files
             return json.loads(answer)
+
+        def pages(*game_ids: int) -> None:
+            """The web pages and their scripts, and every game's replay page (issue 11)."""
+            for path in ("/", "/leaderboard", "/static/js/play_page.js"):
+                call("GET", path)
+            call("GET", "/static/js/api_client.js")
+            for fair_id in game_ids:
+                call("GET", f"/games/{fair_id}")
 
         open_game = call("POST", "/api/games", {"player": "eve"})
         done_game = call("POST", "/api/games", {"player": "eve"})
@@ -365,10 +375,12 @@ def test_server_seed_never_leaks_before_finish(db: str, tmp_path: Path) -> None:
             call("GET", f"/api/games/{game['id']}")
             call("GET", f"/api/games/{game['id']}/record")
             call("GET", "/api/leaderboard")
+            pages(game["id"])
         finish_time = time.monotonic()
         call("POST", f"/api/games/{done_game['id']}/finish", None, done_game["token"])
         call("GET", f"/api/games/{done_game['id']}/record")
         call("GET", f"/api/games/{open_game['id']}")
+        pages(open_game["id"], done_game["id"])
         log = running.log_text()
     engine = create_engine(db if "://" in db else f"sqlite:///{db}")
     with engine.connect() as connection:
@@ -391,6 +403,8 @@ def test_server_seed_never_leaks_before_finish(db: str, tmp_path: Path) -> None:
             for secret in done_secrets:
                 assert secret not in content
     assert any(done_secrets[0] in content for _, content in seen)  # revealed at the end
+    # ... also in the finished game's replay page, which embeds its signed record.
+    assert any(done_secrets[0] in content and "<html" in content for _, content in seen)
     for secret in (*open_secrets, *done_secrets):
         assert secret not in log
     assert "POST /api/games" in log  # the log was on and captured

@@ -29,7 +29,7 @@ from twenty48_replay import fair
 from twenty48_replay.errors import RecordError
 from twenty48_replay.record import MAX_INPUT_BYTES, Record
 from twenty48_replay.replay import verify
-from twenty48_replay.server import entries, jobs, parsing
+from twenty48_replay.server import entries, jobs, pages, parsing
 from twenty48_replay.server.api_errors import ApiError, not_found
 from twenty48_replay.server.bots import Analyzer, suspected_bot
 from twenty48_replay.server.config import ServerConfig, key_path
@@ -119,7 +119,7 @@ def create_app(config: ServerConfig | None = None) -> MovesFastPath:
         return endpoint
 
     routes = [
-        Route("/", api(index), methods=["GET"]),
+        *pages.routes(api, index),  # "/", "/leaderboard", "/games/{id}", "/static/..."
         Route("/openapi.json", api(openapi), methods=["GET"]),
         Route("/.well-known/twenty48-key", api(well_known), methods=["GET"]),
         Route("/api/games", api(create_game), methods=["POST"]),

@@ -1,0 +1,569 @@
+"""The server's web pages (issue 11 part 3): a real ``twenty48 serve`` and headless Chromium.
+
+The route tests speak raw HTTP; the browser tests drive the system Chromium
+(tests/browser.py) on the live server and compare what the page shows with
+the server's record (``GET /api/games/{id}``) and with the library's replay.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from browser import PHONE, BrowserPage
+from server_harness import ServerProcess
+from test_server import raw
+
+from twenty48_replay.board import Board, Direction
+from twenty48_replay.client import Client, RemoteGame
+from twenty48_replay.record import Record
+from twenty48_replay.replay import verify
+from twenty48_replay.signing import TrustedKey
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page, Response, Route
+
+HEX64 = re.compile(r"[0-9a-f]{64}")
+#: A player name that would be markup if any page put it in with innerHTML.
+HOSTILE_NAME = '<img src=x id=pwned onerror="document.title=1">Zoë & "co"'
+
+
+@pytest.fixture(scope="module")
+def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    folder = tmp_path_factory.mktemp("web")
+    with ServerProcess(str(folder / "web.sqlite3"), folder, "--no-analysis") as running:
+        yield running
+
+
+def get(server: ServerProcess, path: str, **headers: str) -> tuple[int, dict[str, str], bytes]:
+    status, answer_headers, body = raw(server.url, "GET", path, None, headers)
+    return status, {name.lower(): value for name, value in answer_headers.items()}, body
+
+
+def finished_game(server: ServerProcess, player: str, moves: int = 12) -> tuple[RemoteGame, Any]:
+    """A fair game played through the Python client and finished; its signed record."""
+    client = Client(server.url)
+    game = RemoteGame(client, player)
+    order = "LDRU"
+    i = 0
+    while game.state.moves < moves and not game.finished:
+        for letter in order[i % 4] + order:
+            before = game.state.moves
+            try:
+                game.play(letter)
+            except Exception:
+                continue
+            if game.state.moves > before:
+                break
+        i += 1
+    record = game.finish()
+    client.close()
+    return game, record
+
+
+# ------------------------------------------------------------------ routes
+
+
+def test_pages_are_html_with_a_strict_policy(web_server: ServerProcess) -> None:
+    for path, module in (("/", "play_page.js"), ("/leaderboard", "leaderboard_page.js")):
+        status, headers, body = get(web_server, path, Accept="text/html")
+        assert status == 200, path
+        assert headers["content-type"] == "text/html; charset=utf-8"
+        policy = headers["content-security-policy"]
+        assert "script-src 'self';" in policy
+        assert "unsafe-inline" not in policy
+        assert "unsafe-eval" not in policy
+        assert "default-src 'none'" in policy
+        assert "frame-ancestors 'none'" in policy
+        assert headers["x-content-type-options"] == "nosniff"
+        assert headers["cache-control"] == "no-cache"
+        html = body.decode()
+        assert f'<script type="module" src="/static/js/{module}"></script>' in html
+        # Nothing is loaded from anywhere else, and there is no inline code.
+        assert "http://" not in html
+        assert "https://" not in html
+        assert re.search(r"<script(?![^>]*\bsrc=)", html) is None
+        assert " style=" not in html
+        assert "<style" not in html
+        assert " on" + "click" not in html
+    # The start-up line says where to play.
+    assert f"{web_server.url}/ (play in a browser there;" in web_server.log_text()
+    # API clients that ask for JSON still get the index at "/".
+    status, headers, body = get(web_server, "/", Accept="application/json")
+    assert status == 200
+    assert json.loads(body)["openapi"] == "/openapi.json"
+
+
+def test_static_files_types_and_revalidation(web_server: ServerProcess) -> None:
+    expected = {
+        "/static/js/play_page.js": "text/javascript; charset=utf-8",
+        "/static/js/api_client.js": "text/javascript; charset=utf-8",
+        "/static/js/leaderboard_page.js": "text/javascript; charset=utf-8",
+        "/static/js/rules.js": "text/javascript; charset=utf-8",
+        "/static/site.css": "text/css; charset=utf-8",
+        "/static/favicon.svg": "image/svg+xml",
+    }
+    package = Path(__file__).parents[1] / "twenty48_replay" / "web"
+    for path, media_type in expected.items():
+        status, headers, body = get(web_server, path)
+        assert status == 200, path
+        assert headers["content-type"] == media_type, path
+        assert headers["x-content-type-options"] == "nosniff"
+        assert headers["cache-control"] == "no-cache"
+        name = path.rsplit("/", 1)[1]
+        folder = "js" if "/js/" in path else "static"
+        assert body == (package / folder / name).read_bytes()
+        etag = headers["etag"]
+        assert re.fullmatch(r'"[0-9a-f]{32}"', etag)
+        status, again, body = get(web_server, path, **{"If-None-Match": etag})
+        assert (status, body, again["etag"]) == (304, b"", etag)
+        status, _, _ = get(web_server, path, **{"If-None-Match": '"0000", W/' + etag})
+        assert status == 304
+        status, _, body = get(web_server, path, **{"If-None-Match": '"other"'})
+        assert status == 200
+        assert body
+    status, headers, body = raw(web_server.url, "HEAD", "/static/js/play_page.js")
+    assert status == 200
+    assert body == b""
+
+
+TRAVERSALS = [
+    "/static/js/../pages.py",
+    "/static/js/..%2fbundle.py",
+    "/static/js/..%2F..%2Fserver%2Fapp.py",
+    "/static/js/%2e%2e/%2e%2e/server/app.py",
+    "/static/%2e%2e%2fjs%2fplay_page.js",
+    "/static/js/%2e%2e%5c__init__.py",
+    "/static/..%2f..%2f..%2fpyproject.toml",
+    "/static//etc/passwd",
+    "/static/js//etc/passwd",
+    "/static/js/%2fetc%2fpasswd",
+    "/static/js/",
+    "/static/js",
+    "/static/",
+    "/static/js/.hidden.js",
+    "/static/js/play_page.js%00.css",
+    "/static/js/PLAY_PAGE.JS",
+    "/static/js/site.css",
+    "/static/play_page.js",
+    "/static/js/__init__.py",
+    "/static/__init__.py",
+    "/static/bundle.py",
+    "/static/js/" + "a" * 300 + ".js",
+    "/games/abc",
+    "/games/-1",
+    "/games/0",
+    "/games/1.5",
+    "/games/99999999999999999999999",
+    "/games/%31",
+    "/games/1/../../etc/passwd",
+    "/games/%2e%2e",
+    "/games/",
+    "/games/999999",
+    "/leaderboard/x",
+    "/nowhere.html",
+]
+
+
+def test_traversal_and_bad_ids_are_404_not_500(web_server: ServerProcess) -> None:
+    assert get(web_server, "/static/js/play_page.js")[0] == 200  # the files exist...
+    for path in TRAVERSALS:  # ...but nothing else is reachable
+        status, headers, body = get(web_server, path)
+        if status in (307, 308):  # Starlette's trailing-slash redirect: follow it once
+            assert headers["location"].startswith(web_server.url + "/"), path
+            status, headers, body = get(web_server, headers["location"][len(web_server.url) :])
+        assert status == 404, (path, status, body[:200])
+        assert headers["content-type"].startswith("application/json"), path
+        assert isinstance(json.loads(body)["error"], str), path
+    log = web_server.log_text()
+    assert '" 500 ' not in log
+    assert "internal error" not in log
+
+
+def test_an_unfinished_game_has_no_page(web_server: ServerProcess) -> None:
+    client = Client(web_server.url)
+    game = RemoteGame(client, "pending")
+    status, _headers, body = get(web_server, f"/games/{game.id}")
+    assert status == 409
+    assert "not finished" in json.loads(body)["error"]
+    client.close()
+
+
+def test_game_page_serves_the_signed_record_with_hashed_inline_code(
+    web_server: ServerProcess,
+) -> None:
+    game, record = finished_game(web_server, "page-owner")
+    status, headers, body = get(web_server, f"/games/{game.id}")
+    assert status == 200
+    assert headers["content-type"] == "text/html; charset=utf-8"
+    policy = headers["content-security-policy"]
+    assert "unsafe-inline" not in policy
+    assert "unsafe-eval" not in policy
+    assert re.search(r"script-src 'self' 'sha256-[A-Za-z0-9+/]{43}='", policy)
+    assert "connect-src 'none'" in policy
+    html = body.decode()
+    assert record["signature"] in html  # the signed record is in the page
+    assert Client(web_server.url).key()["public_key"] in html  # and the trusted key
+    etag = headers["etag"]
+    assert get(web_server, f"/games/{game.id}", **{"If-None-Match": etag})[0] == 304
+
+
+# ------------------------------------------------------------------ browser
+
+
+def wait_settled(page: Page, timeout_ms: float = 20_000) -> None:
+    """Until the play page has no move waiting or on its way."""
+    page.wait_for_function(
+        "() => { const g = document.getElementById('game');"
+        " return g.dataset.pending === '0' && g.dataset.state !== 'starting'"
+        " && g.dataset.state !== 'ending'; }",
+        timeout=timeout_ms,
+    )
+
+
+def page_state(page: Page) -> dict[str, Any]:
+    data = page.eval_on_selector("#game", "g => ({...g.dataset})")
+    cells = [int(v) for v in data["board"].split(",")] if data.get("board") else []
+    return {
+        "state": data["state"],
+        "score": int(data["score"]),
+        "moves": int(data["moves"]),
+        "board": [cells[i : i + 4] for i in range(0, 16, 4)] if cells else [],
+        "id": int(data["gameId"]) if data.get("gameId") else None,
+    }
+
+
+def start_game(page: Page, player: str, seed: str = "") -> dict[str, Any]:
+    page.fill("#player", player)
+    page.fill("#seed-input", seed)
+    page.click("#new-game-button")
+    page.wait_for_selector("#game[data-state=playing]")
+    return page_state(page)
+
+
+def library_final(record: dict[str, Any]) -> tuple[list[list[int]], int]:
+    result = verify(Record.from_dict(record))
+    assert result.valid, result.reasons
+    return result.board.to_rows(), result.score
+
+
+def test_play_a_game_with_keys(web_server: ServerProcess, browser_page: BrowserPage) -> None:
+    page = browser_page.page
+    responses: list[Response] = []
+    page.on("response", lambda response: responses.append(response))
+    browser_page.open(web_server.url + "/")
+    assert page.title().startswith("Play 2048")
+    start = start_game(page, HOSTILE_NAME)
+    fair_id = start["id"]
+    client = Client(web_server.url)
+    view = client.game(fair_id)
+    # The commitment is on the page before the first move, and it is the server's.
+    assert start["moves"] == 0
+    commitment = page.text_content("#commitment") or ""
+    assert commitment == view["commitment"]
+    assert HEX64.fullmatch(commitment)
+    client_seed = page.text_content("#client-seed") or ""
+    assert re.fullmatch(r"[0-9a-f]{32}", client_seed)  # crypto.getRandomValues
+    assert view["client_seed"] == client_seed
+    assert "revealed when the game ends" in (page.text_content("#server-seed") or "")
+    assert start["board"] == view["board"]
+    keys = ["ArrowLeft", "ArrowDown", "a", "s", "ArrowRight", "d", "ArrowUp", "w"]
+    for round_ in range(6):
+        for key in keys[round_ % 4 :] + keys[: round_ % 4]:
+            page.keyboard.press(key)
+        wait_settled(page)
+        shown = page_state(page)
+        server = client.game(fair_id)
+        assert (shown["board"], shown["score"], shown["moves"]) == (
+            server["board"],
+            server["score"],
+            server["moves"],
+        )
+        assert page.text_content("#score") == str(server["score"])
+    assert page_state(page)["moves"] > 0
+    # A key that changes nothing is dropped in the page: every request sent was a move.
+    sent = [r for r in responses if r.request.method == "POST" and r.url.endswith("/moves")]
+    assert len(sent) == page_state(page)["moves"]
+    assert all(r.status == 200 for r in sent)
+    before_end = len(responses)
+    bodies_before_end = [response_text(r) for r in responses[:before_end]]
+    page.click("#finish")
+    page.wait_for_selector("#game[data-state=over]")
+    record = client.record(fair_id)
+    server_seed = record["fair"]["server_seed"]
+    # The revealed seed is shown after the end, checked against the commitment.
+    assert page.text_content("#server-seed") == server_seed
+    assert page.get_attribute("#game", "data-commitment-checked") == "true"
+    assert page.get_attribute("#replay-link", "href") == f"/games/{fair_id}"
+    shown = page_state(page)
+    board, score = library_final(record)
+    assert (shown["board"], shown["score"], shown["moves"]) == (board, score, len(record["moves"]))
+    assert record["player"] == HOSTILE_NAME.strip()
+    assert TrustedKey.from_well_known(client.key()).verify(record) == ()
+    # Nothing the page received before the end held the server seed (or the game seed).
+    assert len(bodies_before_end) > 10
+    for text in bodies_before_end:
+        assert server_seed not in text
+        assert record["seed"] not in text
+    assert any(server_seed in response_text(r) for r in responses[before_end:])
+    assert page.locator("#pwned").count() == 0
+    assert browser_page.errors == []
+    assert all(url.startswith(web_server.url) for url in browser_page.requests)
+    client.close()
+
+
+def response_text(response: Response) -> str:
+    """Headers and body of a response, as text (empty body when it has none)."""
+    try:
+        body = response.body().decode("utf-8", "replace")
+    except Exception:  # redirects and 304s carry no body
+        body = ""
+    return json.dumps(response.headers) + body
+
+
+def test_a_game_played_to_the_end_reveals_and_links(
+    web_server: ServerProcess, browser_page: BrowserPage
+) -> None:
+    page = browser_page.page
+    browser_page.open(web_server.url + "/")
+    start_game(page, "to-the-end", seed='Zoë\'s seed "🎲" </script>')
+    client = Client(web_server.url)
+    presses = 0
+    while page.get_attribute("#game", "data-state") == "playing" and presses < 3000:
+        for key in ("ArrowDown", "ArrowLeft", "ArrowDown", "ArrowRight"):
+            page.keyboard.press(key)
+            presses += 1
+        if presses % 40 == 0:
+            wait_settled(page)
+            if page.get_attribute("#game", "data-state") == "playing":
+                page.keyboard.press("ArrowUp")
+    page.wait_for_selector("#game[data-state=over]", timeout=30_000)
+    shown = page_state(page)
+    record = client.record(shown["id"])
+    assert record["fair"]["client_seed"] == 'Zoë\'s seed "🎲" </script>'
+    board, score = library_final(record)
+    assert (shown["board"], shown["score"]) == (board, score)
+    assert Board.from_rows(board).is_over()  # really game over, finished by the server
+    assert page.text_content("#overlay-text") == "Game over"
+    assert page.text_content("#server-seed") == record["fair"]["server_seed"]
+    assert page.get_attribute("#game", "data-commitment-checked") == "true"
+    # The leaderboard lists it, and its link opens the replay page.
+    page.goto(web_server.url + "/leaderboard")
+    page.wait_for_selector("#leaderboard[data-state=ready]")
+    row = page.locator(f'tr[data-game-id="{shown["id"]}"]')
+    assert row.locator("td.player").text_content() == "to-the-end"
+    assert row.locator("td.score").text_content() == str(score)
+    assert browser_page.errors == []
+    client.close()
+
+
+def test_leaderboard_shows_hostile_names_as_text(
+    web_server: ServerProcess, browser_page: BrowserPage
+) -> None:
+    game, record = finished_game(web_server, "board " + HOSTILE_NAME)  # its own leaderboard row
+    page = browser_page.page
+    browser_page.open(web_server.url + "/leaderboard")
+    page.wait_for_selector("#leaderboard[data-state=ready]")
+    row = page.locator(f'tr[data-game-id="{game.id}"]')
+    assert row.locator("td.player").text_content() == record["player"]
+    assert row.locator("td.score").text_content() == str(record["score"])
+    assert row.locator("a").get_attribute("href") == f"/games/{game.id}"
+    assert page.locator("#pwned").count() == 0
+    assert page.locator("td.player img").count() == 0
+    board = Client(web_server.url).leaderboard(100)
+    ranks = [int(text) for text in page.locator("td.rank").all_text_contents()]
+    assert ranks == [entry["rank"] for entry in board["games"]]
+    assert browser_page.errors == []
+
+
+def test_game_page_shows_a_verified_verdict(
+    web_server: ServerProcess, browser_page: BrowserPage
+) -> None:
+    game, record = finished_game(web_server, "verdict", moves=40)
+    browser_page.open(f"{web_server.url}/games/{game.id}")
+    verdict = browser_page.verdict()
+    assert verdict["valid"] == "true", verdict
+    assert verdict["score"] == str(record["score"])
+    assert verdict["moves"] == str(len(record["moves"]))
+    assert verdict["max_tile"] == str(record["max_tile"])
+    assert browser_page.errors == []
+    assert browser_page.requests == [f"{web_server.url}/games/{game.id}"]
+    # The served page links back to the server's pages.
+    page = browser_page.page
+    assert page.locator('a[href="/leaderboard"]').text_content() == "Leaderboard"
+    page.click('a[href="/"]')
+    page.wait_for_selector("#game[data-state=idle]")
+
+
+def test_lost_answers_are_retried_with_the_same_n(
+    web_server: ServerProcess, browser_page: BrowserPage
+) -> None:
+    """A move whose answer is lost (the server applied it) and a 503 are sent again unchanged."""
+    page = browser_page.page
+    browser_page.open(web_server.url + "/")
+    seen: list[dict[str, Any]] = []
+    faults = {3: "lost", 5: "unavailable"}
+
+    def handle(route: Route) -> None:
+        body = json.loads(route.request.post_data or "{}")
+        seen.append(body)
+        fault = faults.pop(len(seen), None)
+        if fault == "lost":
+            route.fetch()  # the server commits the move...
+            route.abort("connectionreset")  # ...and its answer never arrives
+        elif fault == "unavailable":
+            route.fulfill(status=503, json={"error": "busy"})
+        else:
+            route.continue_()
+
+    page.route("**/api/games/*/moves", handle)
+    start_game(page, "unlucky network")
+    client = Client(web_server.url)
+    for _ in range(8):
+        valid = Board.from_rows(page_state(page)["board"]).valid_directions()
+        page.keyboard.press(
+            {"L": "ArrowLeft", "D": "s", "R": "d", "U": "ArrowUp"}[
+                next(d for d in "LDRU" if Direction(d) in valid)
+            ]
+        )
+        wait_settled(page)
+    shown = page_state(page)
+    server = client.game(shown["id"])
+    assert shown["moves"] == server["moves"] == 8
+    assert (shown["board"], shown["score"]) == (server["board"], server["score"])
+    # Requests 3 and 4 are one move sent twice, as are 5 and 6: the same n, the same letter.
+    assert seen[2] == seen[3]
+    assert seen[4] == seen[5]
+    assert [body["n"] for body in seen] == [1, 2, 3, 3, 4, 4, 5, 6, 7, 8]
+    # A reload keeps the game of this tab, and play goes on from the server's state.
+    page.reload()
+    page.wait_for_selector("#game[data-state=playing]")
+    resumed = page_state(page)
+    assert (resumed["id"], resumed["moves"], resumed["board"]) == (
+        shown["id"],
+        8,
+        server["board"],
+    )
+    assert page.text_content("#commitment") == server["commitment"]
+    page.click("#finish")
+    page.wait_for_selector("#game[data-state=over]")
+    record = client.record(shown["id"])
+    assert len(record["moves"]) == 8
+    assert page.get_attribute("#game", "data-commitment-checked") == "true"
+    client.close()
+
+
+def test_ending_while_moves_are_on_their_way(
+    web_server: ServerProcess, browser_page: BrowserPage
+) -> None:
+    """ "End game" waits for the move on its way: /finish is never sent before its answer."""
+    page = browser_page.page
+    browser_page.open(web_server.url + "/")
+    fair_id = start_game(page, "in a hurry")["id"]
+    held: list[Route] = []
+    finishes_sent: list[str] = []
+
+    def hold_moves(route: Route) -> None:
+        held.append(route)
+
+    def finish(route: Route) -> None:
+        finishes_sent.append(route.request.url)
+        route.continue_()
+
+    page.route("**/api/games/*/moves", hold_moves)
+    page.route("**/api/games/*/finish", finish)
+    # Keys and the click in one task: "End game" comes while the first move is on its way.
+    page.evaluate(
+        """() => {
+            for (const key of ["ArrowLeft", "ArrowDown", "ArrowRight", "ArrowUp"]) {
+                document.body.dispatchEvent(new KeyboardEvent("keydown", {key, bubbles: true}));
+            }
+            document.getElementById("finish").click();
+        }"""
+    )
+    for _ in range(400):  # until the move reaches the network (slow when the machine is busy)
+        if held:
+            break
+        page.wait_for_timeout(50)
+    page.wait_for_timeout(500)  # time for a wrong page to send /finish as well
+    assert len(held) == 1
+    assert finishes_sent == []  # still waiting for the move's answer
+    page.unroute("**/api/games/*/moves")
+    held[0].continue_()
+    page.wait_for_selector("#game[data-state=over]")
+    assert len(finishes_sent) == 1
+    record = Client(web_server.url).record(fair_id)
+    shown = page_state(page)
+    assert shown["moves"] == len(record["moves"]) == 1
+    assert (shown["board"], shown["score"]) == library_final(record)
+    assert page.get_attribute("#status", "class") == "status"  # no error shown
+    assert page.get_attribute("#game", "data-commitment-checked") == "true"
+    assert browser_page.errors == []
+
+
+def swipe(page: Page, letter: str) -> None:
+    """A one-finger swipe across the board, as touch events from the device."""
+    box = page.locator("#board").bounding_box()
+    assert box is not None
+    cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    dx, dy = {"L": (-1, 0), "R": (1, 0), "U": (0, -1), "D": (0, 1)}[letter]
+    session = page.context.new_cdp_session(page)
+    try:
+        session.send(
+            "Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": cx, "y": cy}]}
+        )
+        for step in range(1, 6):
+            point = {"x": cx + dx * 24 * step, "y": cy + dy * 24 * step}
+            session.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [point]})
+        session.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    finally:
+        session.detach()
+
+
+def test_swipes_on_a_touch_screen(
+    web_server: ServerProcess, new_browser_page: Callable[..., BrowserPage]
+) -> None:
+    browser_page = new_browser_page(viewport=PHONE, has_touch=True, is_mobile=True)
+    page = browser_page.page
+    browser_page.open(web_server.url + "/")
+    shown = start_game(page, "thumbs")
+    played = ""
+    for _ in range(8):
+        valid = Board.from_rows(shown["board"]).valid_directions()
+        letter = next(d for d in "LDRU" if Direction(d) in valid)
+        swipe(page, letter)
+        wait_settled(page)
+        shown = page_state(page)
+        played += letter
+        assert shown["moves"] == len(played)
+    page.click("#finish")
+    page.wait_for_selector("#game[data-state=over]")
+    record = Client(web_server.url).record(shown["id"])
+    assert record["moves"] == played
+    assert browser_page.errors == []
+
+
+def test_screenshots_of_the_pages(
+    web_server: ServerProcess, new_browser_page: Callable[..., BrowserPage], tmp_path: Path
+) -> None:
+    """Pictures for a person to look at (kept in the test's tmp folder); and no overflow."""
+    game, _record = finished_game(web_server, "screenshot")
+    for label, viewport in (("desktop", None), ("phone", PHONE)):
+        browser_page = new_browser_page(viewport=viewport)
+        page = browser_page.page
+        for name, path in (
+            ("play", "/"),
+            ("leaderboard", "/leaderboard"),
+            ("replay", f"/games/{game.id}"),
+        ):
+            browser_page.open(web_server.url + path)
+            time.sleep(0.3)
+            browser_page.screenshot(tmp_path / f"{name}-{label}.png")
+            width = page.evaluate("() => document.documentElement.scrollWidth")
+            assert width <= page.viewport_size["width"], (name, label, width)  # type: ignore[index]
+        assert browser_page.errors == []

@@ -1,0 +1,152 @@
+"""The server's web pages: ``/`` (play), ``/leaderboard``, ``/games/{id}`` and ``/static/``.
+
+The pages are thin: the play and leaderboard pages are constant HTML
+shells (:mod:`.shells`) whose ES modules (``web/js``) talk to the same JSON
+API as every other client, and ``/games/{id}`` is the self-verifying
+document of the HTML export (:mod:`twenty48_replay.web.page`) built from
+the game's signed record, with this server's public key as the trusted
+key.  Nothing here reveals more than the API does: an unfinished game has
+no replay page (its record, and the server seed in it, do not exist yet).
+
+Refusals are the API's (``{"error": reason}`` with a 4xx), so a bad id or
+an unknown file is a 404 like any unknown path.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Final
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from twenty48_replay.server import csp, parsing, shells
+from twenty48_replay.server.api_errors import ApiError, not_found
+from twenty48_replay.server.assets import AssetIndex, etag_matches
+from twenty48_replay.store import fair_games as fair_store
+
+if TYPE_CHECKING:
+    from twenty48_replay.server.app import Server
+
+PageHandler = Callable[[Request, "Server"], Awaitable[Response]]
+Wrap = Callable[[PageHandler], Callable[[Request], Awaitable[Response]]]
+
+HTML: Final = "text/html; charset=utf-8"
+#: Pages and assets are revalidated on every use (a cheap 304): after an upgrade the
+#: modules a page imports can never be a mix of old and new files.
+REVALIDATE: Final = "no-cache"
+
+
+def _etag(body: bytes) -> str:
+    return '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+
+
+def _cached_or(
+    request: Request, body: bytes, media_type: str, etag: str, headers: dict[str, str]
+) -> Response:
+    """``body`` with its validators, or 304 when the client already holds it."""
+    headers = {**headers, "ETag": etag, "Cache-Control": REVALIDATE}
+    if etag_matches(request.headers.get("if-none-match"), etag):
+        return Response(status_code=304, headers=headers)
+    return Response(body, media_type=media_type, headers=headers)
+
+
+def html_page(request: Request, html: str, policy: dict[str, str] | None = None) -> Response:
+    """An HTML page with the security headers and a strict policy."""
+    body = html.encode("utf-8")
+    return _cached_or(request, body, HTML, _etag(body), csp.security_headers(policy))
+
+
+def wants_json(request: Request) -> bool:
+    """A client that asks for JSON and not HTML (API clients at ``/``)."""
+    accept = request.headers.get("accept", "").lower()
+    return "application/json" in accept and "text/html" not in accept
+
+
+def routes(wrap: Wrap, json_index: PageHandler) -> list[Route]:
+    """The page routes; ``wrap`` is the app's error boundary, ``json_index`` the API's ``/``."""
+    index = AssetIndex()
+
+    async def play(request: Request, server: Server) -> Response:
+        if wants_json(request):
+            return await json_index(request, server)
+        return html_page(request, shells.PLAY_PAGE)
+
+    async def leaderboard(request: Request, _server: Server) -> Response:
+        return html_page(request, shells.LEADERBOARD_PAGE)
+
+    async def js_file(request: Request, _server: Server) -> Response:
+        return _asset(request, index, "js")
+
+    async def static_file(request: Request, _server: Server) -> Response:
+        return _asset(request, index, "static")
+
+    return [
+        Route("/", wrap(play), methods=["GET"]),
+        Route("/leaderboard", wrap(leaderboard), methods=["GET"]),
+        Route("/games/{id}", wrap(game_page), methods=["GET"]),
+        Route("/static/js/{name}", wrap(js_file), methods=["GET"]),
+        Route("/static/{name}", wrap(static_file), methods=["GET"]),
+    ]
+
+
+def _asset(request: Request, index: AssetIndex, folder: str) -> Response:
+    name = request.path_params.get("name", "")
+    asset = index.get(folder, name) if isinstance(name, str) else None
+    if asset is None:
+        raise ApiError(404, "no such file")
+    headers = {"X-Content-Type-Options": "nosniff", "Cross-Origin-Resource-Policy": "same-origin"}
+    return _cached_or(request, asset.body, asset.media_type, asset.etag, headers)
+
+
+async def game_page(request: Request, server: Server) -> Response:
+    """The replay page of a finished game, verified in the browser against this server's key."""
+    fair_id = parsing.game_id(request)
+
+    def read() -> fair_store.FairRow | None:
+        with server.store.reading() as connection:
+            return fair_store.load(connection, fair_id)
+
+    row = await run_in_threadpool(read)
+    if row is None:
+        raise not_found(fair_id)
+    if row.finished_ms is None or row.record is None:
+        raise ApiError(409, "the game is not finished; its replay page exists when it ends")
+    html, policy = await run_in_threadpool(
+        served_replay, row.record, server.key.trusted().public_key
+    )
+    return html_page(request, html, dict(policy))
+
+
+#: Replay pages kept built: a finished game's signed record never changes, and building
+#: one (bundling the modules, hashing the inline code) takes ~20 ms of CPU.
+REPLAY_CACHE_SIZE: Final = 64
+
+
+@functools.lru_cache(maxsize=REPLAY_CACHE_SIZE)
+def served_replay(record_text: str, public_key: bytes) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """The replay page of a record and its Content-Security-Policy (as items: immutable)."""
+    html = replay_document(record_text, public_key)
+    return html, tuple(csp.inline_policy(html).items())
+
+
+#: Links back to the server's pages, added at the end of the replay page's main element
+#: (constant markup styled by the page's own footer class; the exported file has none).
+SERVER_LINKS: Final = (
+    '<p class="t48-footer"><a href="/">Play a fair game</a> · '
+    '<a href="/leaderboard">Leaderboard</a></p>\n'
+)
+
+
+def replay_document(record_text: str, public_key: bytes) -> str:
+    """The export's self-verifying page for a stored signed record, trusting ``public_key``."""
+    from twenty48_replay.web import page  # the page builder and its bundle load on first use
+
+    html = page.replay_page(record_text, trusted_key=public_key)
+    # The record is embedded with "<" escaped, so the first "</main>" is the element's end.
+    end = html.find("</main>")
+    return html if end < 0 else html[:end] + SERVER_LINKS + html[end:]

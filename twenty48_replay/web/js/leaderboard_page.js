@@ -1,0 +1,90 @@
+// leaderboard_page.js: the server's "/leaderboard" page, built from GET /api/leaderboard
+// (the best finished fair game of each player).  Every row links to the game's
+// replay page (/games/{id}), which verifies its signed record in the browser.
+// Player names are untrusted text: they only ever go in with textContent.
+
+import { apiLeaderboard } from "./api_client.js";
+
+const LEADERBOARD_LIMIT = 100;
+
+function leaderboardCell(row, text, className = "") {
+  const cell = document.createElement("td");
+  cell.textContent = text;
+  if (className) {
+    cell.className = className;
+  }
+  row.append(cell);
+  return cell;
+}
+
+function leaderboardWhen(iso) {
+  const when = new Date(iso);
+  if (typeof iso !== "string" || Number.isNaN(when.getTime())) {
+    return "";
+  }
+  return when.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}
+
+function leaderboardRow(game) {
+  const row = document.createElement("tr");
+  row.dataset.gameId = String(game.id);
+  leaderboardCell(row, String(game.rank), "rank");
+  const player = leaderboardCell(row, String(game.player), "player");
+  if (game.suspected_bot) {
+    const flag = document.createElement("span");
+    flag.className = "bot-flag";
+    flag.textContent = "bot?";
+    flag.title = "suspected bot: engine-match rate or time between moves beyond the server's thresholds";
+    player.append(flag);
+  }
+  leaderboardCell(row, String(game.score), "num score");
+  leaderboardCell(row, String(game.max_tile), "num");
+  leaderboardCell(row, String(game.moves), "num");
+  const ended = leaderboardCell(row, leaderboardWhen(game.ended), "when");
+  if (typeof game.ended === "string") {
+    ended.title = game.ended;
+  }
+  const replay = leaderboardCell(row, "");
+  const link = document.createElement("a");
+  link.href = "/games/" + encodeURIComponent(String(game.id));
+  link.textContent = "replay";
+  replay.append(link);
+  return row;
+}
+
+async function leaderboardLoad() {
+  const root = document.getElementById("leaderboard");
+  const status = document.getElementById("status");
+  let answer;
+  try {
+    answer = await apiLeaderboard(LEADERBOARD_LIMIT);
+  } catch (error) {
+    status.textContent = "Could not load the leaderboard: " + (error.reason || error.message || error);
+    status.className = "status error";
+    root.dataset.state = "error";
+    return;
+  }
+  const games = Array.isArray(answer.games) ? answer.games : [];
+  const body = document.getElementById("rows");
+  body.replaceChildren(...games.map(leaderboardRow));
+  document.getElementById("board-table").hidden = games.length === 0;
+  if (games.length === 0) {
+    status.replaceChildren("No finished fair game yet. ");
+    const link = document.createElement("a");
+    link.href = "/";
+    link.textContent = "Play the first one.";
+    status.append(link);
+  } else {
+    status.textContent = games.length === 1 ? "1 player." : games.length + " players.";
+  }
+  root.dataset.state = "ready";
+  root.dataset.count = String(games.length);
+}
+
+if (typeof document !== "undefined") {
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", leaderboardLoad);
+  } else {
+    leaderboardLoad();
+  }
+}

@@ -1,0 +1,257 @@
+// replay_page.js: the entry of the self-verifying replay page (twenty48_replay/web/page.py).
+//
+// The page embeds {"record": <the record's JSON text>, "trust": null | {public_key, key_id}}
+// in <script type="application/json" id="t48-data">.  This module verifies the record with
+// verify.js (the spec in JavaScript), shows the verdict and the fair-play checks, fills in the
+// record's details and hands the timeline to the viewer.  Record text is untrusted: it reaches
+// the page only through textContent, with control, line-separator and bidi characters made
+// visible the way the CLI shows them (twenty48_replay/text.py, printable).
+//
+// When verification has finished, #verdict gets data-score, data-max-tile, data-moves,
+// data-fair, data-signature and, last, data-valid ("true"/"false"), and the performance mark
+// "t48-verdict" is set (the benchmark reads it).
+
+import { verifyRecord } from "./verify.js";
+import { BoardView } from "./board_view.js";
+import { ReplayViewer } from "./viewer.js";
+
+const PAGE_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const PAGE_UNSAFE_KEEP_LINES = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const PAGE_MAX_SHOWN = 2000;
+const PAGE_FAIR_STATUS = {
+  fair: "every check passed",
+  unchecked: "the signature was not checked",
+  "not fair": "a check failed",
+};
+
+function pageEscapeChar(ch) {
+  const code = ch.charCodeAt(0);
+  return code <= 0xff ? "\\x" + code.toString(16).padStart(2, "0") : "\\u" + code.toString(16).padStart(4, "0");
+}
+
+// Untrusted text made safe to show: every control character as a visible escape, as the CLI does.
+export function pagePrintable(text, keepLines = false) {
+  let shown = String(text);
+  let more = 0;
+  if (shown.length > PAGE_MAX_SHOWN) {
+    more = shown.length - PAGE_MAX_SHOWN;
+    shown = shown.slice(0, PAGE_MAX_SHOWN);
+  }
+  shown = shown.replace(keepLines ? PAGE_UNSAFE_KEEP_LINES : PAGE_UNSAFE, pageEscapeChar);
+  return more ? shown + "\u2026 (" + more + " more characters)" : shown;
+}
+
+function pageDisplay(value, keepLines = false) {
+  if (typeof value === "string") {
+    return pagePrintable(value, keepLines);
+  }
+  let text;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    text = String(value);
+  }
+  return pagePrintable(text === undefined ? String(value) : text, keepLines);
+}
+
+function pageElement(doc, tag, text, className) {
+  const element = doc.createElement(tag);
+  if (text !== undefined) {
+    element.textContent = text;
+  }
+  if (className) {
+    element.className = className;
+  }
+  return element;
+}
+
+// The record's descriptive fields, for the details list; never used for verification.
+function pageRecordFields(recordText) {
+  let record;
+  try {
+    record = JSON.parse(recordText);
+  } catch (error) {
+    return [];
+  }
+  if (!record || typeof record !== "object" || Array.isArray(record)) {
+    return [];
+  }
+  const fair = record.fair && typeof record.fair === "object" && !Array.isArray(record.fair) ? record.fair : {};
+  const rows = [
+    ["Player", record.player, false],
+    ["Seed", record.seed, true],
+    ["Started", record.started, false],
+    ["Finished", record.finished, false],
+    ["Client", record.client, false],
+    ["Assisted", record.assisted, false],
+    ["Notes", record.notes, false],
+    ["Server game", fair.game_id, false],
+    ["Server key id", fair.key_id, true],
+    ["Client seed", fair.client_seed, false],
+    ["Commitment", fair.commitment, true],
+    ["Server seed", fair.server_seed, true],
+    ["Game started", fair.started, false],
+    ["Game ended", fair.ended, false],
+  ];
+  return rows.filter((row) => row[1] !== undefined && row[1] !== null);
+}
+
+function pageShowDetails(doc, recordText) {
+  const list = doc.getElementById("details");
+  list.textContent = "";
+  for (const [label, value, mono] of pageRecordFields(recordText)) {
+    list.appendChild(pageElement(doc, "dt", label));
+    list.appendChild(pageElement(doc, "dd", pageDisplay(value, label === "Notes"), mono ? "t48-mono" : ""));
+  }
+  return pageRecordFields(recordText);
+}
+
+// One line per fair-play check: [state, text] with state "pass", "fail" or "skip".
+export function pageFairChecks(verdict, trust) {
+  const fair = verdict.fair;
+  if (!fair) {
+    return [["skip", "Self-seeded game: the player chose the seed, so there are no fair-play claims to check."]];
+  }
+  const reasons = (fair.reasons || []).slice();
+  const bare = (reasons) => reasons.map((reason) => reason.replace(/^fair: /, "")).join("; ");
+  const take = (prefix) => {
+    const found = reasons.filter((reason) => reason.startsWith(prefix));
+    for (const reason of found) {
+      reasons.splice(reasons.indexOf(reason), 1);
+    }
+    return found;
+  };
+  const commitment = take("fair: commitment ");
+  const seed = take("fair: seed ");
+  const checks = [];
+  const signatureChecked = fair.signature === "checked";
+  if (reasons.length && !signatureChecked) {
+    checks.push(["fail", "Fair-play data unusable: " + bare(reasons)]);
+    return checks;
+  }
+  checks.push(
+    commitment.length
+      ? ["fail", "Commitment: " + bare(commitment).replace(/^commitment /, "")]
+      : ["pass", "Commitment: the server seed revealed after the game is the one committed to before it."],
+  );
+  checks.push(
+    seed.length
+      ? ["fail", "Seed derivation: " + bare(seed).replace(/^seed /, "the seed ")]
+      : ["pass", "Seed derivation: the game's seed comes from the server seed and the player's seed."],
+  );
+  if (signatureChecked) {
+    const key = trust && trust.key_id ? " " + trust.key_id : "";
+    checks.push(
+      reasons.length
+        ? ["fail", "Signature: " + bare(reasons).replace(/^signature /, "")]
+        : ["pass", "Signature: signed by the trusted server key" + key + "."],
+    );
+  } else {
+    checks.push(["skip", "Signature: not checked; no trusted key was given when this page was made (twenty48 export --trust)."]);
+  }
+  return checks;
+}
+
+function pageShowChecks(doc, checks, status) {
+  const list = doc.getElementById("fair-checks");
+  list.textContent = "";
+  const marks = { pass: "\u2713", fail: "\u2717", skip: "\u2013" };
+  if (status) {
+    const head = pageElement(doc, "li", undefined, "t48-fair-status");
+    head.appendChild(pageElement(doc, "strong", "Fair play: " + pageDisplay(status)));
+    const why = PAGE_FAIR_STATUS[status];
+    if (why) {
+      head.appendChild(doc.createTextNode(" (" + why + ")"));
+    }
+    list.appendChild(head);
+  }
+  for (const [state, text] of checks) {
+    const item = pageElement(doc, "li", undefined, state);
+    const mark = pageElement(doc, "span", marks[state], "t48-mark");
+    mark.setAttribute("aria-label", state === "pass" ? "passed" : state === "fail" ? "failed" : "not checked");
+    item.appendChild(mark);
+    item.appendChild(pageElement(doc, "span", pageDisplay(text)));
+    list.appendChild(item);
+  }
+  list.hidden = false;
+}
+
+function pageSummary(verdict) {
+  return "score " + verdict.score + ", max tile " + verdict.maxTile + ", " + verdict.moves + " moves";
+}
+
+function pageShowVerdict(doc, verdict, trust) {
+  const box = doc.getElementById("verdict");
+  const text = doc.getElementById("verdict-text");
+  const mark = box.querySelector(".t48-mark");
+  const list = doc.getElementById("verdict-reasons");
+  const valid = verdict.valid === true;
+  const readable = Boolean(verdict.timeline);
+  box.classList.add(valid ? "ok" : "bad");
+  mark.textContent = valid ? "\u2713" : "\u2717";
+  if (valid) {
+    text.textContent = "verified: " + pageSummary(verdict);
+  } else if (readable) {
+    text.textContent = "NOT verified (replayed: " + pageSummary(verdict) + ")";
+  } else {
+    text.textContent = "NOT verified: the record cannot be read";
+  }
+  list.textContent = "";
+  const reasons = (verdict.reasons || []).slice();
+  if (verdict.error && !reasons.length) {
+    reasons.push(verdict.error);
+  }
+  for (const reason of reasons) {
+    list.appendChild(pageElement(doc, "li", pageDisplay(reason)));
+  }
+  list.hidden = list.childElementCount === 0;
+  const note = doc.getElementById("verdict-note");
+  if (readable && typeof verdict.invalidMove === "number") {
+    note.textContent = "Move " + verdict.invalidMove + " changes nothing, so the replay below stops at the " + (verdict.moves === 1 ? "1 valid move" : verdict.moves + " valid moves") + " before it.";
+    note.hidden = false;
+  }
+  if (readable) {
+    pageShowChecks(doc, pageFairChecks(verdict, trust), verdict.fair ? verdict.fair.status : "");
+  }
+  if (readable) {
+    box.dataset.score = String(verdict.score);
+    box.dataset.maxTile = String(verdict.maxTile);
+    box.dataset.moves = String(verdict.moves);
+  }
+  box.dataset.fair = verdict.fair ? String(verdict.fair.status) : "self-seeded";
+  box.dataset.signature = verdict.fair && verdict.fair.signature ? String(verdict.fair.signature) : "";
+  box.dataset.valid = valid ? "true" : "false";
+}
+
+// A stand-in timeline for a record that cannot be read: the empty board, one position.
+const PAGE_EMPTY_TIMELINE = {
+  length: 1,
+  at() {
+    return { board: new Uint8Array(16), score: 0, move: null, spawn: null, won: false, over: false };
+  },
+};
+
+export async function startReplayPage(doc) {
+  const data = JSON.parse(doc.getElementById("t48-data").textContent);
+  const trust = data.trust || null;
+  const fields = pageShowDetails(doc, data.record);
+  const player = fields.find((row) => row[0] === "Player");
+  const boardView = new BoardView(doc.getElementById("board"));
+  let verdict;
+  try {
+    verdict = await verifyRecord(data.record, trust ? { trustedKey: trust.public_key } : {});
+  } catch (error) {
+    verdict = { valid: false, reasons: ["the page could not verify the record: " + String(error)], timeline: null, fair: null };
+  }
+  const viewer = new ReplayViewer(doc, verdict.timeline || PAGE_EMPTY_TIMELINE, boardView);
+  pageShowVerdict(doc, verdict, trust);
+  doc.title = "2048 replay" + (player ? " \u00b7 " + pageDisplay(player[1]) : "") + (verdict.timeline ? " \u00b7 score " + verdict.score : "");
+  if (typeof performance !== "undefined" && performance.mark) {
+    performance.mark("t48-verdict");
+  }
+  return viewer;
+}
+
+if (typeof document !== "undefined" && document.getElementById("t48-data")) {
+  globalThis.twenty48Page = startReplayPage(document);
+}

@@ -1,0 +1,209 @@
+// verify.js: verify a record (SPEC section 8, fair play 11.7) and keep every step.
+//
+// The replay runs synchronously (the spawn HMAC is pure JS, see rng.js for why) and stores
+// every position as it goes: 16 bytes of board, the score and the spawn per step, so the
+// timeline's at(i) is O(1) (a 20,000-move record needs about 0.5 MB).  Only the fair-play
+// checks are asynchronous (WebCrypto), hence verifyRecord is async.
+//
+// API:
+//   async verifyRecord(input, {trustedKey = null} = {}) -> Verdict
+//       input: record text, its UTF-8 bytes, or a parsed object (see record.js parseRecord);
+//       trustedKey: anything fair.js parseTrustedKey takes, or null; an unusable key throws
+//       TrustedKeyError before anything is read (a usage error, as `verify --trust` exits 2).
+//   Verdict = {
+//       valid,       true | false | null (null: unreadable; then `error` says why)
+//       error,       null, or the reason the record is unreadable (the CLI's "error" without
+//                    its "FILE:INDEX: " prefix)
+//       score, maxTile, moves, won, over,   replayed values at the last valid step
+//                    (null when unreadable); moves = number of valid moves replayed
+//       reasons,     [string...]: replay reasons, then the fair-play reasons; [] when valid
+//       fair,        null for a self-seeded or unreadable record, else
+//                    {status: "fair" | "unchecked" | "not fair", signature: "checked" |
+//                    "unchecked", reasons: [the fair-play reasons only]}
+//       invalidMove, null or the 1-based number of the first move that changes nothing
+//       record,      the parsed record (record.js), null when unreadable
+//       timeline,    null when unreadable, else a Timeline of the valid steps:
+//                    .length (moves + 1), .at(i) (negative i counts from the end) ->
+//                    {step, board (Uint8Array(16) of exponents, a copy), score, gained,
+//                     move ("U" | "D" | "L" | "R", null at step 0), spawn ({cell, value},
+//                     null at step 0), won, over};  .opening: the two opening spawns
+//   }
+//   verdictJson(verdict) -> the object `twenty48 verify --json` prints, without file and index:
+//       {valid, score, max_tile, moves, won, over, reasons, fair, signature} or {valid: null, error}
+//   replayRecord(record) -> the replay alone: {timeline, score, maxTile, moves, won, over,
+//       invalidMove, reason}
+
+import { checkFair, parseTrustedKey } from "./fair.js";
+import { parseRecord } from "./record.js";
+import { openingBoard, SpawnRng } from "./rng.js";
+import { boardToRows, canMove, isWon, maxTile, moveInto } from "./rules.js";
+
+const VERIFY_LETTER_CODES = { U: 0, D: 1, L: 2, R: 3 };
+
+export class Timeline {
+  constructor(boards, scores, spawns, moves, opening, length) {
+    this.boards = boards;
+    this.scores = scores;
+    this.spawns = spawns;
+    this.moveLetters = moves;
+    this.opening = opening;
+    this.length = length;
+  }
+
+  at(index) {
+    const i = index < 0 ? this.length + index : index;
+    if (!Number.isInteger(i) || i < 0 || i >= this.length) {
+      throw new RangeError(`step ${index} is outside 0..${this.length - 1}`);
+    }
+    const board = this.boards.slice(i * 16, i * 16 + 16);
+    const code = this.spawns[i];
+    return {
+      step: i,
+      board,
+      score: this.scores[i],
+      gained: i === 0 ? 0 : this.scores[i] - this.scores[i - 1],
+      move: i === 0 ? null : this.moveLetters[i - 1],
+      spawn: i === 0 ? null : { cell: code & 15, value: code & 16 ? 4 : 2 },
+      won: isWon(board),
+      over: !canMove(board),
+    };
+  }
+}
+
+export function replayRecord(record) {
+  const moves = record.moves;
+  const n = moves.length;
+  const rng = new SpawnRng(record.seed);
+  const { board: opening, first, second } = openingBoard(rng);
+  // Grown on demand would be slower; one allocation of the largest size a record can need.
+  const boards = new Uint8Array((n + 1) * 16);
+  const scores = new Float64Array(n + 1);
+  const spawns = new Uint8Array(n + 1);
+  boards.set(opening, 0);
+  let current = Uint8Array.from(opening);
+  let next = new Uint8Array(16);
+  const empties = new Uint8Array(16);
+  let score = 0;
+  let steps = 0;
+  let reason = null;
+  let invalidMove = null;
+  for (let i = 1; i <= n; i++) {
+    const letter = moves[i - 1];
+    const gained = moveInto(current, next, VERIFY_LETTER_CODES[letter]);
+    let count = 0;
+    let changed = false;
+    for (let c = 0; c < 16; c++) {
+      const e = next[c];
+      if (e !== current[c]) changed = true;
+      if (e === 0) empties[count++] = c;
+    }
+    if (!changed) {
+      const why = canMove(current) ? "it does not change the board" : "the game is over";
+      reason = `move ${i} (${letter}) is not a valid move: ${why}`;
+      invalidMove = i;
+      break;
+    }
+    score += gained;
+    const code = rng.spawnCode(i + 1, empties, count);
+    next[code & 15] = code & 16 ? 2 : 1;
+    boards.set(next, i * 16);
+    scores[i] = score;
+    spawns[i] = code;
+    const swap = current;
+    current = next;
+    next = swap;
+    steps = i;
+  }
+  const timeline = new Timeline(boards, scores, spawns, moves, [first, second], steps + 1);
+  return {
+    timeline,
+    board: current,
+    score,
+    maxTile: maxTile(current),
+    moves: steps,
+    won: isWon(current),
+    over: !canMove(current),
+    invalidMove,
+    reason,
+  };
+}
+
+function verifyUnreadable(error) {
+  return {
+    valid: null,
+    error,
+    score: null,
+    maxTile: null,
+    moves: null,
+    won: null,
+    over: null,
+    reasons: [],
+    fair: null,
+    invalidMove: null,
+    record: null,
+    timeline: null,
+  };
+}
+
+export async function verifyRecord(input, { trustedKey = null } = {}) {
+  const key = trustedKey === null || trustedKey === undefined ? null : parseTrustedKey(trustedKey);
+  const { record, errors } = parseRecord(input);
+  if (record === null) return verifyUnreadable(errors[0]);
+  const replay = replayRecord(record);
+  const reasons = [];
+  if (replay.reason !== null) reasons.push(replay.reason);
+  if (record.score !== replay.score) {
+    reasons.push(`claimed score ${record.score}, replayed ${replay.score}`);
+  }
+  if (record.maxTile !== null && record.maxTile !== replay.maxTile) {
+    reasons.push(`claimed max_tile ${record.maxTile}, replayed ${replay.maxTile}`);
+  }
+  if (record.finalBoard !== null) {
+    const replayed = boardToRows(replay.board).flat();
+    const claimed = record.finalBoard.flat();
+    const differ = [];
+    for (let i = 0; i < 16; i++) if (claimed[i] !== replayed[i]) differ.push(i);
+    if (differ.length) {
+      const first = differ[0];
+      reasons.push(
+        `claimed final_board differs from the replayed board in ${differ.length} cell(s), ` +
+          `first at row ${Math.floor(first / 4) + 1} column ${(first % 4) + 1}: ` +
+          `claimed ${claimed[first]}, replayed ${replayed[first]}`,
+      );
+    }
+  }
+  let fair = null;
+  if (record.fair !== null) {
+    fair = await checkFair(record, key);
+    reasons.push(...fair.reasons);
+  }
+  return {
+    valid: reasons.length === 0,
+    error: null,
+    score: replay.score,
+    maxTile: replay.maxTile,
+    moves: replay.moves,
+    won: replay.won,
+    over: replay.over,
+    reasons,
+    fair,
+    invalidMove: replay.invalidMove,
+    record,
+    timeline: replay.timeline,
+  };
+}
+
+export function verdictJson(verdict) {
+  if (verdict.valid === null) return { valid: null, error: verdict.error };
+  return {
+    valid: verdict.valid,
+    score: verdict.score,
+    max_tile: verdict.maxTile,
+    moves: verdict.moves,
+    won: verdict.won,
+    over: verdict.over,
+    reasons: verdict.reasons,
+    fair: verdict.fair === null ? "self-seeded" : verdict.fair.status,
+    signature: verdict.fair === null ? null : verdict.fair.signature,
+  };
+}

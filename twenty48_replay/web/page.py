@@ -1,0 +1,189 @@
+"""The self-verifying replay page: one HTML file with a record, the spec in JavaScript, the UI.
+
+The page needs nothing but a browser: no server, no network, ``file://`` is
+enough.  It embeds
+
+- the record's JSON text, verbatim, as a JSON string inside a
+  ``<script type="application/json">`` element: the page verifies exactly the
+  text it was given, and an unreadable record gets its reasons too;
+- optionally the public key given at export time (``--trust``), so the page
+  can check a fair record's signature;
+- the JavaScript (``web/js``, inlined by :func:`twenty48_replay.web.bundle.bundle`)
+  and the stylesheet (:func:`twenty48_replay.web.theme.stylesheet`).
+
+Record text is untrusted.  Inside the data element it is JSON with ``<``,
+``>``, ``&``, U+2028 and U+2029 (and every other non-ASCII character)
+written as ``\\uXXXX``, so no record can close the element (``</script>``),
+open a comment (``<!--``) or otherwise become markup; the page shows it only
+through ``textContent``.  A strict Content-Security-Policy allows exactly the
+inline script and style (by hash) and nothing else: no fetch, image, font or
+frame can load, which is also what makes "no network request" checkable.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+from typing import Final
+
+from twenty48_replay.record import Record
+from twenty48_replay.web.bundle import bundle
+from twenty48_replay.web.theme import stylesheet
+
+#: The entry module of the page; bundle() pulls in what it imports.
+ENTRY: Final = "replay_page.js"
+#: The id of the data element the page reads.
+DATA_ID: Final = "t48-data"
+
+_HTML_UNSAFE: Final = re.compile("[<>&\u2028\u2029]")
+
+
+def script_json(value: object) -> str:
+    """``value`` as JSON that is safe as the content of a ``<script>`` element.
+
+    ASCII only (``ensure_ascii``), and ``<`` ``>`` ``&`` as ``\\u003c`` etc.:
+    outside strings JSON has none of these characters, so the text still
+    parses to the same value, yet holds no ``</script``, ``<!--`` or ``]]>``.
+    """
+    text = json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+    return _HTML_UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
+def _hash_source(text: str) -> str:
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    return "'sha256-" + base64.b64encode(digest).decode("ascii") + "'"
+
+
+def content_security_policy(script: str, style: str) -> str:
+    """Allow the one inline script and the one inline style, by hash; nothing else at all.
+
+    ``default-src 'none'`` with no ``connect-src`` forbids fetch/XHR/WebSocket,
+    images, fonts, frames and media; ``base-uri`` and ``form-action`` are not
+    covered by default-src, so they are closed explicitly.
+    """
+    return (
+        f"default-src 'none'; script-src {_hash_source(script)}; "
+        f"style-src {_hash_source(style)}; base-uri 'none'; form-action 'none'"
+    )
+
+
+_CSS_COMMENT: Final = re.compile(r"/\*.*?\*/", re.DOTALL)
+
+
+def compact_css(css: str) -> str:
+    """The stylesheet without comments, indentation and blank lines (our CSS has no strings
+    holding ``/*`` or significant leading spaces)."""
+    lines = (line.strip() for line in _CSS_COMMENT.sub("", css).split("\n"))
+    return "\n".join(line for line in lines if line) + "\n"
+
+
+def page_code() -> tuple[str, str]:
+    """The page's own code: (script, stylesheet), the same for every record.
+
+    bundle() already drops comments and indentation from the modules (the page's
+    code must stay under 100 kB); the stylesheet is compacted here.
+    """
+    return bundle([ENTRY]), compact_css(stylesheet())
+
+
+_SHELL: Final = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>2048 replay</title>
+<style>{style}</style>
+</head>
+<body>
+<main class="t48-page" id="t48-page">
+<header class="t48-heading">
+<h1 class="t48-title">2048</h1>
+<div class="t48-scores">
+<div class="t48-score-box"><span class="t48-label">Score</span><span id="score">0</span></div>
+<div class="t48-score-box"><span class="t48-label">Move</span><span id="move-number">0</span></div>
+</div>
+</header>
+<p class="t48-intro">A recorded game, replayed and checked <em>in this page</em> against the
+twenty48 record spec v1. Nothing is loaded from anywhere.</p>
+<section id="verdict" class="t48-verdict" role="status" aria-live="polite">
+<p class="t48-verdict-head"><span class="t48-mark" aria-hidden="true">…</span><span
+id="verdict-text">Verifying the record…</span></p>
+<ul class="t48-reasons" id="verdict-reasons" hidden></ul>
+<p class="t48-note" id="verdict-note" hidden></p>
+<ul class="t48-checks" id="fair-checks" hidden></ul>
+</section>
+<div class="t48-board" id="board" role="img"
+aria-label="board"></div>
+<p class="t48-caption"><span class="t48-move-arrow" id="move-arrow"
+title="the move that led here"></span><span id="step-caption">move 0 / 0</span></p>
+<div class="t48-controls">
+<div class="t48-buttons">
+<button type="button" class="t48-button" id="first" title="first position (Home)"
+aria-label="first position">
+<svg viewBox="0 0 16 16" aria-hidden="true"><path d="M3 3h2v10H3zM13 3v10L6 8z"/></svg></button>
+<button type="button" class="t48-button" id="prev" title="one move back (&#x2190;)"
+aria-label="one move back">
+<svg viewBox="0 0 16 16" aria-hidden="true"><path d="M12 3v10L5 8z"/></svg></button>
+<button type="button" class="t48-button t48-play" id="play" title="autoplay (space)">Play</button>
+<button type="button" class="t48-button" id="next" title="one move forward (&#x2192;)"
+aria-label="one move forward">
+<svg viewBox="0 0 16 16" aria-hidden="true"><path d="M4 3v10l7-5z"/></svg></button>
+<button type="button" class="t48-button" id="last" title="last position (End)"
+aria-label="last position">
+<svg viewBox="0 0 16 16" aria-hidden="true"><path d="M11 3h2v10h-2zM3 3v10l7-5z"/></svg></button>
+</div>
+<input type="range" class="t48-slider" id="slider" min="0" max="0" value="0" step="1"
+aria-label="position in the game">
+<div class="t48-speed-row">
+<label>Speed <select class="t48-speed" id="speed">
+<option value="1">1 move/s</option><option value="2">2 moves/s</option>
+<option value="5" selected>5 moves/s</option><option value="10">10 moves/s</option>
+<option value="25">25 moves/s</option><option value="100">100 moves/s</option>
+<option value="500">500 moves/s</option></select></label>
+<span class="t48-keys"><kbd>&#x2190;</kbd> <kbd>&#x2192;</kbd> step,
+<kbd>&#x2191;</kbd> <kbd>&#x2193;</kbd> &#xB1;10, <kbd>Space</kbd> play</span>
+</div>
+</div>
+<section class="t48-details"><h2>Record</h2><dl id="details"></dl></section>
+<p class="t48-footer">Made by twenty48-replay. Check it yourself:
+<code>twenty48 verify</code> gives the same verdict.</p>
+<noscript><p>This page replays and verifies the game with JavaScript; allow scripts to see
+it.</p></noscript>
+</main>
+<script type="application/json" id="{data_id}">{data}</script>
+<script>{script}</script>
+</body>
+</html>
+"""
+
+
+def replay_page(record: Record | str, *, trusted_key: bytes | None = None) -> str:
+    """The HTML text of a self-contained page that replays and verifies ``record``.
+
+    ``record`` is a :class:`Record` or the JSON text of one (which may be
+    unreadable: the page then shows why).  ``trusted_key`` is a raw 32-byte
+    Ed25519 public key (``TrustedKey.public_key``): with it the page also
+    checks a fair record's signature, as ``verify --trust`` does.
+    """
+    text = record.to_json() if isinstance(record, Record) else record
+    trust = None
+    if trusted_key is not None:
+        if len(trusted_key) != 32:
+            raise ValueError(f"an Ed25519 public key is 32 bytes, not {len(trusted_key)}")
+        trust = {
+            "public_key": trusted_key.hex(),
+            "key_id": hashlib.sha256(trusted_key).hexdigest()[:16],
+        }
+    data = script_json({"record": text, "trust": trust})
+    script, style = page_code()
+    return _SHELL.format(
+        csp=content_security_policy(script, style),
+        style=style,
+        data_id=DATA_ID,
+        data=data,
+        script=script,
+    )
