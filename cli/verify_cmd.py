@@ -158,7 +158,7 @@ def verify_command(
             "--partition-bytes",
             min=MIN_PARTITION_BYTES,
             max=MAX_PARTITION_BYTES,
-            help="With --scheduler: bytes of JSON Lines per worker task (default 4 MiB).",
+            help="With --scheduler: bytes of JSON Lines per worker task (default 2 MiB).",
             show_default=False,
         ),
     ] = None,
