@@ -29,6 +29,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from twenty48_replay import Record
 from twenty48_replay.engine import run
@@ -128,17 +129,20 @@ def main() -> None:
         flush=True,
     )
 
-    from distributed import Client, LocalCluster
+    import distributed
 
+    # Any: distributed is only partly typed.
+    local_cluster: Any = distributed.LocalCluster
+    client_class: Any = distributed.Client
     with (
-        LocalCluster(
+        local_cluster(
             n_workers=n,
             threads_per_worker=1,
             processes=True,
             dashboard_address=":0",
             silence_logs=logging.ERROR,
         ) as cluster,
-        Client(cluster) as client,
+        client_class(cluster) as client,
     ):
         client.wait_for_workers(n)
         command = [exe, "verify", "--quiet", "--scheduler", cluster.scheduler_address]
