@@ -204,7 +204,7 @@ def _verify_on_cluster(
 
     with connect(scheduler.strip()) as session:
         inputs = session.survey(files)
-        sizes = [size for _path, size in inputs if size is not None]
+        sizes = [item.size for item in inputs if item.size is not None]
         progress = _Progress(sum(sizes) if sizes else None)
         started = time.perf_counter()
         try:

@@ -245,6 +245,35 @@ def test_a_file_url_is_read_by_the_workers(scheduler: str, inputs: Path) -> None
     assert remote.stdout == local.stdout.replace(str(path), url)
 
 
+def test_relative_paths_mean_the_clients_files(scheduler: str, inputs: Path) -> None:
+    """Workers run in another directory (here: the test's); names stay as the user gave them."""
+    args = ["verify", "--json", "dir", "./big.jsonl", "../" + inputs.name + "/lines.txt"]
+    exe = str(Path(sys.executable).with_name("twenty48"))
+    local = subprocess.run(
+        [exe, *args], cwd=inputs, capture_output=True, text=True, timeout=TIMEOUT, check=False
+    )
+    remote = subprocess.run(
+        [exe, "verify", "--scheduler", scheduler, "--partition-bytes", "5000", *args[1:]],
+        cwd=inputs,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert '"file":"dir/b.jsonl"' in local.stdout
+    assert_same(local, remote)
+
+
+def test_a_scheduler_without_workers_is_one_error() -> None:
+    from twenty48_replay.cluster import ClusterError, connect
+
+    with (
+        distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=":0") as empty,
+        pytest.raises(ClusterError, match="has no workers"),
+    ):
+        connect(empty.scheduler_address, timeout=1)
+
+
 def test_the_scheduler_from_the_environment(scheduler: str) -> None:
     local = run_cli("verify", str(EXAMPLES / "games.jsonl"))
     remote = run_cli("verify", str(EXAMPLES / "games.jsonl"), env={"TWENTY48_SCHEDULER": scheduler})

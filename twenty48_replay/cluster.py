@@ -35,7 +35,10 @@ import os
 import socket
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar, Final
+
+import attrs
 
 from twenty48_replay.batch import Result, verify_raw
 from twenty48_replay.errors import EXIT_UNUSABLE, RecordError, Twenty48Error
@@ -46,7 +49,6 @@ from twenty48_replay.sources import (
     expand_paths,
     is_json_lines,
     read_opened,
-    read_raw,
 )
 
 if TYPE_CHECKING:
@@ -114,51 +116,71 @@ def _failure(path: str, reason: str) -> Result:
     return {"file": path, "index": None, "valid": None, "error": error.message}
 
 
-def survey(files: Sequence[str]) -> list[tuple[str, int | None]]:
-    """The inputs as the workers see them: ``(path, size)`` for JSON Lines, ``(path, None)`` else.
+@attrs.frozen(slots=True)
+class Input:
+    """One input as the workers read it.
+
+    ``name`` is what the output calls it (the path as the user gave it, as
+    the local pool does); ``where`` is what a worker opens: the URL, or the
+    path made absolute on the client, so that a relative path means the same
+    file on workers started elsewhere.  ``size`` is the byte count of a
+    JSON Lines input, split into ranges; None for one read whole.
+    """
+
+    name: str
+    where: str
+    size: int | None
+
+
+def survey(given: Sequence[tuple[str, str]]) -> list[Input]:
+    """The inputs as the workers see them, from ``(name, where)`` pairs (see :class:`Input`).
 
     Runs on a worker, which may see a shared file system the client does
-    not.  Directories expand as locally (:func:`expand_paths`); a URL is one
-    input.  Anything that cannot be opened is ``(path, None)``: reading it
-    whole reports why, in the local reader's words.
+    not.  Directories expand as locally (:func:`expand_paths`), the files
+    under them named as the local pool names them; a URL is one input.
+    Anything that cannot be opened is read whole, which reports why in the
+    local reader's words.
     """
-    found: list[tuple[str, int | None]] = []
-    for given in files:
-        for path in [given] if is_url(given) else expand_paths([given]):
-            try:
-                stream, size = _open_input(path)
-            except Exception:  # reported by verify_whole, as the local reader would
-                found.append((path, None))
-                continue
-            try:
-                with stream:
-                    found.append((path, size() if is_json_lines(stream, path) else None))
-            except Exception:
-                found.append((path, None))
+    found: list[Input] = []
+    for name, where in given:
+        if is_url(where):
+            found.append(_sized(name, where))
+            continue
+        for path in expand_paths([where]):
+            inner = name if path == where else str(Path(name) / Path(path).relative_to(where))
+            found.append(_sized(inner, path))
     return found
 
 
-def _read_whole(path: str) -> Iterator[RawRecord]:
-    if not is_url(path):
-        yield from read_raw(path)
-        return
+def _sized(name: str, where: str) -> Input:
     try:
-        stream, size = _open_input(path)
-    except Exception as exc:  # any failure of a URL is this input's, never the batch's
-        error = RecordError(_open_reason(exc), source=path, index=None)
-        yield RawRecord(path, None, None, error)
+        stream, size = _open_input(where)
+    except Exception:  # reported by verify_whole, as the local reader would
+        return Input(name, where, None)
+    try:
+        with stream:
+            return Input(name, where, size() if is_json_lines(stream, name) else None)
+    except Exception:
+        return Input(name, where, None)
+
+
+def _read_whole(name: str, where: str) -> Iterator[RawRecord]:
+    try:
+        stream, size = _open_input(where)
+    except Exception as exc:  # any failure is this input's, never the batch's
+        yield RawRecord(name, None, None, RecordError(_open_reason(exc), source=name))
         return
     with stream:
-        yield from read_opened(stream, path, size)
+        yield from read_opened(stream, name, size)
 
 
-def verify_whole(path: str, trusted: SignatureChecker | None = None) -> list[Result]:
+def verify_whole(name: str, where: str, trusted: SignatureChecker | None = None) -> list[Result]:
     """Every record of one input read whole (a ``.json`` record), as the local pool reports it."""
-    return [verify_raw(raw, trusted) for raw in _read_whole(path)]
+    return [verify_raw(raw, trusted) for raw in _read_whole(name, where)]
 
 
 def verify_range(
-    path: str, start: int, end: int, trusted: SignatureChecker | None = None
+    name: str, where: str, start: int, end: int, trusted: SignatureChecker | None = None
 ) -> tuple[int, list[Result]]:
     """The results of the lines starting in bytes ``[start, end)``, and how many lines started.
 
@@ -168,17 +190,17 @@ def verify_range(
     ends the range with a result of index None, as it ends a local read.
     """
     try:
-        stream, _size = _open_input(path)
+        stream, _size = _open_input(where)
     except Exception as exc:
-        return 0, [_failure(path, _open_reason(exc))]
+        return 0, [_failure(name, _open_reason(exc))]
     results: list[Result] = []
     with stream:
-        lines = RangeLines(stream, path, start, end)
+        lines = RangeLines(stream, name, start, end)
         try:
             for raw in lines:
                 results.append(_relative(raw, trusted))
         except OSError as exc:
-            results.append(_failure(path, f"cannot be read: {exc.strerror or exc}"))
+            results.append(_failure(name, f"cannot be read: {exc.strerror or exc}"))
     return lines.lines, results
 
 
@@ -256,16 +278,19 @@ class ClusterSession:
         why = str(exc) or type(exc).__name__
         return ClusterError(f"the cluster at {self.address} failed {doing}: {why}")
 
-    def survey(self, files: Sequence[str]) -> list[tuple[str, int | None]]:
-        """The inputs as a worker sees them (see :func:`survey`)."""
+    def survey(self, files: Sequence[str]) -> list[Input]:
+        """The inputs as a worker sees them (see :func:`survey`).
+
+        Relative paths are made absolute here, against the client's working
+        directory, since workers run elsewhere; the output keeps the names.
+        """
         if STDIN in files:
             raise ClusterError(
                 "standard input (-) cannot be read by the workers; verify it without --scheduler"
             )
+        given = [(name, name if is_url(name) else os.path.abspath(name)) for name in files]
         try:
-            found: list[tuple[str, int | None]] = self.client.submit(
-                survey, list(files), pure=False
-            ).result()
+            found: list[Input] = self.client.submit(survey, given, pure=False).result()
         except Exception as exc:
             raise self._fail("listing the inputs", exc) from None
         return found
@@ -279,7 +304,7 @@ class ClusterSession:
 
     def verify(
         self,
-        inputs: Iterable[tuple[str, int | None]],
+        inputs: Iterable[Input],
         trusted: SignatureChecker | None = None,
         partition_bytes: int = PARTITION_BYTES,
         advance: Callable[[int], None] | None = None,
@@ -305,11 +330,13 @@ class ClusterSession:
                 future.cancel()
 
     def _submit(self, task: _Task, trusted: SignatureChecker | None) -> Any:
-        path, _occurrence, start, end = task
+        item, _occurrence, start, end = task
         try:
             if start is None or end is None:
-                return self.client.submit(verify_whole, path, trusted, pure=False)
-            return self.client.submit(verify_range, path, start, end, trusted, pure=False)
+                return self.client.submit(verify_whole, item.name, item.where, trusted, pure=False)
+            return self.client.submit(
+                verify_range, item.name, item.where, start, end, trusted, pure=False
+            )
         except Exception as exc:
             raise self._fail("taking a task", exc) from None
 
@@ -320,11 +347,11 @@ class ClusterSession:
         state: _Order,
         advance: Callable[[int], None] | None,
     ) -> Iterator[Result]:
-        path, occurrence, start, end = task
+        item, occurrence, start, end = task
         try:
             answer = future.result()
         except Exception as exc:
-            where = path if start is None else f"bytes {start:,}-{end:,} of {path}"
+            where = item.name if start is None else f"bytes {start:,}-{end:,} of {item.name}"
             raise self._fail(f"verifying {where}", exc) from None
         finally:
             future.release()
@@ -348,8 +375,8 @@ class ClusterSession:
         state.lines_before += lines
 
 
-#: (path, which input it is in the run, first byte, end byte); bytes None: read whole.
-_Task = tuple[str, int, int | None, int | None]
+#: (input, its place in the run, first byte, end byte); bytes None: read whole.
+_Task = tuple[Input, int, int | None, int | None]
 
 
 class _Order:
@@ -361,13 +388,13 @@ class _Order:
         self.broken = False
 
 
-def _tasks(inputs: Iterable[tuple[str, int | None]], partition_bytes: int) -> Iterator[_Task]:
-    for occurrence, (path, size) in enumerate(inputs):
-        if size is None:
-            yield path, occurrence, None, None
+def _tasks(inputs: Iterable[Input], partition_bytes: int) -> Iterator[_Task]:
+    for occurrence, item in enumerate(inputs):
+        if item.size is None:
+            yield item, occurrence, None, None
             continue
-        for start in range(0, size, partition_bytes):
-            yield path, occurrence, start, min(start + partition_bytes, size)
+        for start in range(0, item.size, partition_bytes):
+            yield item, occurrence, start, min(start + partition_bytes, item.size)
 
 
 def connect(address: str, timeout: float = CONNECT_TIMEOUT) -> ClusterSession:
@@ -389,4 +416,12 @@ def connect(address: str, timeout: float = CONNECT_TIMEOUT) -> ClusterSession:
     except Exception as exc:  # Dask's own errors: OSError, TimeoutError, ValueError ...
         why = str(exc) or type(exc).__name__
         raise ClusterError(f"cannot reach the scheduler at {address}: {why}") from None
+    try:
+        client.wait_for_workers(1, timeout=timeout)
+    except Exception:
+        with contextlib.suppress(Exception):
+            client.close()
+        raise ClusterError(
+            f"the scheduler at {address} has no workers (waited {timeout:g} s)"
+        ) from None
     return ClusterSession(client, address)
