@@ -200,6 +200,12 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (sub / "empty.jsonl").write_bytes(b"")
     (sub / "blank.json").write_bytes(b"  \n")
     (sub / "ignored.txt").write_bytes(b"not a record file")
+    many = folder / "many"  # more records read whole than one task takes
+    many.mkdir()
+    singles = sorted(EXAMPLES.glob("*.json"))
+    for number in range(120):
+        (many / f"{number:03}.json").write_bytes(singles[number % len(singles)].read_bytes())
+    (many / "060.jsonl").write_bytes(archive(5, seed=7))
     (folder / "lines.txt").write_bytes(archive(25, seed=5))  # any other name: detected
     (folder / "one.txt").write_bytes(valid_lines(1, seed=6)[0])
     return folder
@@ -219,7 +225,7 @@ def test_archives_with_bad_lines_give_the_local_output(scheduler: str, inputs: P
 
 
 def test_every_kind_of_input_gives_the_local_output(scheduler: str, inputs: Path) -> None:
-    names = ["big.jsonl", "dir", "lines.txt", "one.txt", "missing.jsonl", "other.jsonl"]
+    names = ["big.jsonl", "dir", "lines.txt", "one.txt", "missing.jsonl", "many", "other.jsonl"]
     args = [str(inputs / name) for name in names] + [str(inputs / "big.jsonl")]  # twice
     local, remote = cli_pair(scheduler, *args, partition=3000)
     assert "missing.jsonl: no such file (unreadable)" in local.stderr

@@ -174,9 +174,11 @@ def _read_whole(name: str, where: str) -> Iterator[RawRecord]:
         yield from read_opened(stream, name, size)
 
 
-def verify_whole(name: str, where: str, trusted: SignatureChecker | None = None) -> list[Result]:
-    """Every record of one input read whole (a ``.json`` record), as the local pool reports it."""
-    return [verify_raw(raw, trusted) for raw in _read_whole(name, where)]
+def verify_whole(
+    inputs: Sequence[tuple[str, str]], trusted: SignatureChecker | None = None
+) -> list[Result]:
+    """Every record of inputs read whole (``(name, where)``: ``.json`` records), as locally."""
+    return [verify_raw(raw, trusted) for name, where in inputs for raw in _read_whole(name, where)]
 
 
 def verify_range(
@@ -330,12 +332,13 @@ class ClusterSession:
                 future.cancel()
 
     def _submit(self, task: _Task, trusted: SignatureChecker | None) -> Any:
-        item, _occurrence, start, end = task
         try:
-            if start is None or end is None:
-                return self.client.submit(verify_whole, item.name, item.where, trusted, pure=False)
+            if task.start is None or task.end is None:
+                pairs = [(item.name, item.where) for item in task.inputs]
+                return self.client.submit(verify_whole, pairs, trusted, pure=False)
+            item = task.inputs[0]
             return self.client.submit(
-                verify_range, item.name, item.where, start, end, trusted, pure=False
+                verify_range, item.name, item.where, task.start, task.end, trusted, pure=False
             )
         except Exception as exc:
             raise self._fail("taking a task", exc) from None
@@ -347,22 +350,21 @@ class ClusterSession:
         state: _Order,
         advance: Callable[[int], None] | None,
     ) -> Iterator[Result]:
-        item, occurrence, start, end = task
+        start, end = task.start, task.end
         try:
             answer = future.result()
         except Exception as exc:
-            where = item.name if start is None else f"bytes {start:,}-{end:,} of {item.name}"
-            raise self._fail(f"verifying {where}", exc) from None
+            raise self._fail(f"verifying {task.describe()}", exc) from None
         finally:
             future.release()
-        if advance is not None and start is not None and end is not None:
-            advance(end - start)
-        if start is None:
+        if start is None or end is None:
             yield from answer
             return
+        if advance is not None:
+            advance(end - start)
         lines, results = answer
-        if occurrence != state.occurrence:
-            state.occurrence, state.lines_before, state.broken = occurrence, 0, False
+        if task.occurrence != state.occurrence:
+            state.occurrence, state.lines_before, state.broken = task.occurrence, 0, False
         if state.broken:  # the input failed in an earlier range: the local reader stops there
             return
         for result in results:
@@ -375,8 +377,27 @@ class ClusterSession:
         state.lines_before += lines
 
 
-#: (input, its place in the run, first byte, end byte); bytes None: read whole.
-_Task = tuple[Input, int, int | None, int | None]
+#: Inputs read whole (``.json`` records) per task: one task each would make
+#: a folder of small records wait on the scheduler's round trips.
+WHOLE_PER_TASK: Final = 50
+
+
+@attrs.frozen(slots=True)
+class _Task:
+    """A byte range of one JSON Lines input, or (no bytes) inputs read whole."""
+
+    inputs: tuple[Input, ...]
+    #: The range's input's place in the run (the same file may be given twice).
+    occurrence: int = -1
+    start: int | None = None
+    end: int | None = None
+
+    def describe(self) -> str:
+        first = self.inputs[0].name
+        if self.start is not None:
+            return f"bytes {self.start:,}-{self.end:,} of {first}"
+        more = len(self.inputs) - 1
+        return f"{first} and {more} more input(s)" if more else first
 
 
 class _Order:
@@ -389,12 +410,21 @@ class _Order:
 
 
 def _tasks(inputs: Iterable[Input], partition_bytes: int) -> Iterator[_Task]:
+    whole: list[Input] = []
     for occurrence, item in enumerate(inputs):
         if item.size is None:
-            yield item, occurrence, None, None
+            whole.append(item)
+            if len(whole) >= WHOLE_PER_TASK:
+                yield _Task(tuple(whole))
+                whole = []
             continue
+        if whole:
+            yield _Task(tuple(whole))
+            whole = []
         for start in range(0, item.size, partition_bytes):
-            yield item, occurrence, start, min(start + partition_bytes, item.size)
+            yield _Task((item,), occurrence, start, min(start + partition_bytes, item.size))
+    if whole:
+        yield _Task(tuple(whole))
 
 
 def connect(address: str, timeout: float = CONNECT_TIMEOUT) -> ClusterSession:
