@@ -5,6 +5,10 @@ streamed and verified by a process pool (``--jobs``), results come out in
 input order.  Exit status: 0 when every record is valid, 1 when any is
 invalid, 2 when any input is unreadable (2 wins over 1).  Unreadable input
 never stops the batch: each gets one line naming file, line and field.
+
+With ``--scheduler`` the records are verified on a Dask cluster instead
+(:mod:`twenty48_replay.cluster`, imported only then): the same lines, the
+same summary, the same exit code; only where the work runs differs.
 """
 
 from __future__ import annotations
@@ -148,7 +152,7 @@ def verify_command(
             metavar="ADDRESS",
             envvar="TWENTY48_SCHEDULER",
             help="Verify on the Dask cluster of this scheduler (tcp://HOST:8786): its workers "
-            "read the inputs (shared paths or fsspec URLs). Needs the [cluster] extra.",
+            "read the inputs (shared paths or fsspec URLs). Needs the 'cluster' extra.",
             show_default=False,
         ),
     ] = None,

@@ -444,6 +444,7 @@ def test_a_killed_worker_reruns_its_ranges_and_each_record_is_reported_once(
         deadline = time.monotonic() + TIMEOUT
         while victim is None and time.monotonic() < deadline:
             busy = [worker for worker, keys in client.processing().items() if keys]
+            time.sleep(0.02)
             victim = busy[0] if busy else None
         assert victim is not None, "no worker was running a task"
         assert process.poll() is None, "the run ended before a worker could be killed"
