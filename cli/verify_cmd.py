@@ -5,6 +5,10 @@ streamed and verified by a process pool (``--jobs``), results come out in
 input order.  Exit status: 0 when every record is valid, 1 when any is
 invalid, 2 when any input is unreadable (2 wins over 1).  Unreadable input
 never stops the batch: each gets one line naming file, line and field.
+
+With ``--scheduler`` the records are verified on a Dask cluster instead
+(:mod:`twenty48_replay.cluster`, imported only then): the same lines, the
+same summary, the same exit code; only where the work runs differs.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Iterator
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
@@ -22,8 +26,11 @@ from twenty48_replay.i18n import _, ngettext, number
 from twenty48_replay.sources import RawRecord, expand_paths, location, read_raw
 from twenty48_replay.text import printable
 
-from .limits import JOBS_HELP, MAX_JOBS
+from .limits import JOBS_HELP, MAX_JOBS, MAX_PARTITION_BYTES, MIN_PARTITION_BYTES
 from .output import emit, emit_json, warn
+
+if TYPE_CHECKING:
+    from twenty48_replay.fair import SignatureChecker
 
 
 def describe(result: Result, line_sources: frozenset[str] | set[str] = frozenset()) -> str:
@@ -143,6 +150,27 @@ def verify_command(
             show_default=False,
         ),
     ] = None,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            "--scheduler",
+            metavar="ADDRESS",
+            envvar="TWENTY48_SCHEDULER",
+            help="Verify on the Dask cluster of this scheduler (tcp://HOST:8786): its workers "
+            "read the inputs (shared paths or fsspec URLs). Needs the 'cluster' extra.",
+            show_default=False,
+        ),
+    ] = None,
+    partition_bytes: Annotated[
+        int | None,
+        typer.Option(
+            "--partition-bytes",
+            min=MIN_PARTITION_BYTES,
+            max=MAX_PARTITION_BYTES,
+            help="With --scheduler: bytes of JSON Lines per worker task (default 2 MiB).",
+            show_default=False,
+        ),
+    ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="One JSON object per record on stdout (JSON Lines).")
     ] = False,
@@ -157,31 +185,91 @@ def verify_command(
         from twenty48_replay.signing import load_trusted
 
         trusted = load_trusted(trust)
+    if scheduler is not None and scheduler.strip():
+        if jobs is not None:
+            raise typer.BadParameter("--jobs runs local processes; it cannot go with --scheduler")
+        _report(*_verify_on_cluster(scheduler, files, as_json, quiet, trusted, partition_bytes))
+    if partition_bytes is not None:
+        raise typer.BadParameter("--partition-bytes needs --scheduler")
     paths = list(expand_paths(files))
-    counts = {"valid": 0, "invalid": 0, "unreadable": 0}
-    replayed = 0
     progress = _Progress(_total_bytes(paths))
     started = time.perf_counter()
     line_sources: set[str] = set()
     try:
-        raws = _raws(paths, progress, line_sources)
-        for result in verify_many(raws, jobs or default_jobs(), trusted):
-            if result["valid"] is None:
-                counts["unreadable"] += 1
-                if as_json:
-                    emit_json(result)
-                else:
-                    warn(_("{error} (unreadable)").format(error=result["error"]))
-                continue
-            counts["valid" if result["valid"] else "invalid"] += 1
-            replayed += result["moves"]
-            if as_json:
-                emit_json(result)
-            elif not (quiet and result["valid"]):
-                emit(describe(result, line_sources))
+        tally = _print_results(
+            verify_many(_raws(paths, progress, line_sources), jobs or default_jobs(), trusted),
+            as_json,
+            quiet,
+            line_sources,
+        )
     finally:
         progress.stop()
-    seconds = max(time.perf_counter() - started, 1e-9)
+    _report(tally, time.perf_counter() - started)
+
+
+def _verify_on_cluster(
+    scheduler: str,
+    files: list[str],
+    as_json: bool,
+    quiet: bool,
+    trusted: SignatureChecker | None,
+    partition_bytes: int | None,
+) -> tuple[_Tally, float]:
+    """The same lines as the local pool, from the workers of a Dask cluster, and the seconds."""
+    from twenty48_replay.cluster import PARTITION_BYTES, connect
+
+    with connect(scheduler.strip()) as session:
+        inputs = session.survey(files)
+        sizes = [item.size for item in inputs if item.size is not None]
+        progress = _Progress(sum(sizes) if sizes else None)
+        started = time.perf_counter()
+        try:
+            results = session.verify(
+                inputs, trusted, partition_bytes or PARTITION_BYTES, progress.advance
+            )
+            # Inputs split into ranges are JSON Lines: their line 1 is named as such.
+            line_sources = {item.name for item in inputs if item.size is not None}
+            tally = _print_results(results, as_json, quiet, line_sources)
+            return tally, time.perf_counter() - started
+        finally:
+            progress.stop()
+
+
+class _Tally:
+    """Records counted by verdict, and moves replayed, for the summary line."""
+
+    def __init__(self) -> None:
+        self.counts = {"valid": 0, "invalid": 0, "unreadable": 0}
+        self.replayed = 0
+
+
+def _print_results(
+    results: Iterator[Result], as_json: bool, quiet: bool, line_sources: set[str]
+) -> _Tally:
+    """Each result's line (or JSON object) as it comes, in order; the tally of them."""
+    tally = _Tally()
+    counts = tally.counts
+    for result in results:
+        if result["valid"] is None:
+            counts["unreadable"] += 1
+            if as_json:
+                emit_json(result)
+            else:
+                warn(_("{error} (unreadable)").format(error=result["error"]))
+            continue
+        counts["valid" if result["valid"] else "invalid"] += 1
+        tally.replayed += result["moves"]
+        if as_json:
+            emit_json(result)
+        elif not (quiet and result["valid"]):
+            emit(describe(result, line_sources))
+    return tally
+
+
+def _report(tally: _Tally, seconds: float) -> NoReturn:
+    """The summary line (unless there was one record) and the exit code."""
+    counts, replayed = tally.counts, tally.replayed
+    seconds = max(seconds, 1e-9)
     total = sum(counts.values())
     if total != 1:
         warn(

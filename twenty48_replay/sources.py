@@ -24,7 +24,7 @@ import io
 import json
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
@@ -241,21 +241,104 @@ def read_raw(path: str, stdin: BinaryIO | None = None) -> Iterator[RawRecord]:
         yield _failure(path, f"cannot be read: {getattr(exc, 'strerror', None) or exc}")
         return
     with stream:
-        try:
-            if path.endswith(".jsonl"):
-                yield from _lines(stream, path)
-            elif path.endswith(".json"):
-                size = os.fstat(stream.fileno()).st_size
-                if size > MAX_INPUT_BYTES:
-                    yield _failure(
-                        path, f"file is {size:,} bytes, over the limit of {MAX_INPUT_BYTES:,}", 1
-                    )
+        yield from read_opened(stream, path, lambda: os.fstat(stream.fileno()).st_size)
+
+
+def read_opened(stream: BinaryIO, path: str, size: Callable[[], int]) -> Iterator[RawRecord]:
+    """Every record of an input already open (a file, or a URL's stream on a worker).
+
+    ``path`` decides the format as in :func:`read_raw`; ``size`` gives the
+    whole input's size, asked only for a ``.json`` file (over the limit, it is
+    refused without reading).  Read errors become a failure item.
+    """
+    try:
+        if path.endswith(".jsonl"):
+            yield from _lines(stream, path)
+        elif path.endswith(".json"):
+            total = size()
+            if total > MAX_INPUT_BYTES:
+                yield _failure(
+                    path, f"file is {total:,} bytes, over the limit of {MAX_INPUT_BYTES:,}", 1
+                )
+                return
+            yield from _document(stream, path)
+        else:
+            yield from _detect(stream, path)
+    except OSError as exc:
+        yield _failure(path, f"cannot be read: {exc.strerror or exc}")
+
+
+def is_json_lines(stream: BinaryIO, path: str) -> bool:
+    """Whether :func:`read_raw` reads this input as JSON Lines (the stream is read from its start).
+
+    ``.jsonl`` always is, ``.json`` never; any other name is when its first
+    16 MiB are neither one JSON value nor only whitespace (SPEC 8.1).
+    """
+    if path.endswith(".jsonl"):
+        return True
+    if path.endswith(".json"):
+        return False
+    head = stream.read(MAX_INPUT_BYTES + 1)
+    return not (len(head) <= MAX_INPUT_BYTES and (_blank(head, True) or is_one_json_value(head)))
+
+
+class RangeLines:
+    """The JSON Lines records that start in bytes ``[start, end)`` of a seekable stream.
+
+    A distributed reader splits a file into byte ranges without reading it:
+    each range owns the lines that start inside it, so the ranges together
+    give every line exactly once, whatever the boundaries cut.  The records
+    are exactly :func:`read_raw`'s, except that ``index`` counts from 1 at
+    the range's first line: the line numbers before the range are unknown
+    here.  After iterating, :attr:`lines` is the number of lines the range
+    started (blank ones included), so whoever reads the ranges in order adds
+    the sum of the earlier ranges' counts to get the file's line numbers.
+    Memory is bounded as in :func:`read_raw` (no line read past 16 MiB).
+    """
+
+    def __init__(self, stream: BinaryIO, source: str, start: int, end: int) -> None:
+        self.stream = stream
+        self.source = source
+        self.start = start
+        self.end = end
+        #: Lines started in the range, known once iteration is over.
+        self.lines = 0
+
+    def __iter__(self) -> Iterator[RawRecord]:
+        stream, source = self.stream, self.source
+        pos = self.start
+        if pos > 0:  # the line running into the range belongs to an earlier one
+            stream.seek(pos - 1)
+            pos -= 1
+            while True:
+                part = stream.readline(1 << 20)
+                if not part:
                     return
-                yield from _document(stream, path)
-            else:
-                yield from _detect(stream, path)
-        except OSError as exc:
-            yield _failure(path, f"cannot be read: {exc.strerror or exc}")
+                pos += len(part)
+                if part.endswith(b"\n"):
+                    break
+        else:
+            stream.seek(0)
+        number = 0
+        while pos < self.end:
+            line = stream.readline(MAX_INPUT_BYTES + 1)
+            if not line:
+                return
+            pos += len(line)
+            number += 1
+            self.lines = number
+            first = self.start == 0 and number == 1
+            if line.endswith(b"\n"):
+                line = line[:-1]
+            elif len(line) > MAX_INPUT_BYTES:
+                error = RecordError(f"line is over the limit of {MAX_INPUT_BYTES:,} bytes")
+                yield RawRecord(source, number, None, error.located(source, number))
+                while line and not line.endswith(b"\n"):  # skip the rest of the line
+                    line = stream.readline(1 << 20)
+                    pos += len(line)
+                continue
+            if not _blank(line, first):
+                yield RawRecord(source, number, line, first=first)
 
 
 def read_records(path: str, stdin: BinaryIO | None = None) -> Iterator[SourcedRecord]:
