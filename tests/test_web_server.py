@@ -343,6 +343,7 @@ def test_a_game_played_to_the_end_reveals_and_links(
             if page.get_attribute("#game", "data-state") == "playing":
                 page.keyboard.press("ArrowUp")
     page.wait_for_selector("#game[data-state=over]", timeout=30_000)
+    wait_settled(page)  # keys still queued at the end are dropped, not left pending
     shown = page_state(page)
     record = client.record(shown["id"])
     assert record["fair"]["client_seed"] == 'Zoë\'s seed "🎲" </script>'

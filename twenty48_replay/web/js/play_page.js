@@ -195,6 +195,9 @@ class PlayPage {
       }
     } finally {
       this.busy = false;
+      if (this.phase !== "playing") {
+        this.queue = []; // keys pressed after the end are not moves of any game
+      }
     }
   }
 
@@ -319,6 +322,7 @@ class PlayPage {
   async reveal(title) {
     // The game is finished on the server: only now does the API show the seed.
     this.phase = "ending";
+    this.queue = [];
     this.render();
     const game = this.game;
     let view = null;

@@ -99,11 +99,12 @@ function pageRecordFields(recordText) {
 function pageShowDetails(doc, recordText) {
   const list = doc.getElementById("details");
   list.textContent = "";
-  for (const [label, value, mono] of pageRecordFields(recordText)) {
+  const fields = pageRecordFields(recordText);
+  for (const [label, value, mono] of fields) {
     list.appendChild(pageElement(doc, "dt", label));
     list.appendChild(pageElement(doc, "dd", pageDisplay(value, label === "Notes"), mono ? "t48-mono" : ""));
   }
-  return pageRecordFields(recordText);
+  return fields;
 }
 
 // One line per fair-play check: [state, text] with state "pass", "fail" or "skip".
