@@ -85,8 +85,8 @@ def is_url(path: str) -> bool:
 # --- worker side ------------------------------------------------------------
 
 
-def _open_input(path: str) -> tuple[BinaryIO, Callable[[], int]]:
-    """A seekable binary stream of a path or URL, and a way to get its size."""
+def _open_input(path: str) -> tuple[BinaryIO, Callable[[], int | None]]:
+    """A seekable binary stream of a path or URL, and a way to get its size (None: unknown)."""
     if not is_url(path):
         stream = open(path, "rb")  # noqa: SIM115 - the caller closes it
         return stream, lambda: os.fstat(stream.fileno()).st_size
@@ -96,7 +96,7 @@ def _open_input(path: str) -> tuple[BinaryIO, Callable[[], int]]:
     # fsspec's files read lines one byte at a time and take no size limit;
     # Python's buffered reader over them reads big blocks and bounds lines.
     buffered = io.BufferedReader(opened, 1 << 20)
-    return buffered, lambda: int(opened.size)
+    return buffered, lambda: None if opened.size is None else int(opened.size)
 
 
 def _open_reason(exc: BaseException) -> str:
@@ -159,6 +159,7 @@ def _sized(name: str, where: str) -> Input:
         return Input(name, where, None)
     try:
         with stream:
+            # JSON Lines of unknown size (a server that does not say) are read whole, streamed.
             return Input(name, where, size() if is_json_lines(stream, name) else None)
     except Exception:
         return Input(name, where, None)
@@ -171,7 +172,8 @@ def _read_whole(name: str, where: str) -> Iterator[RawRecord]:
         yield RawRecord(name, None, None, RecordError(_open_reason(exc), source=name))
         return
     with stream:
-        yield from read_opened(stream, name, size)
+        # An unknown size passes the up-front check; the read stops at the limit anyway.
+        yield from read_opened(stream, name, lambda: size() or 0)
 
 
 def verify_whole(

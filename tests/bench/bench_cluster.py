@@ -103,23 +103,7 @@ def load() -> str:
     return ", ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--size-mb", type=int, default=1000)
-    parser.add_argument("--workers", type=int, default=2, help="local --jobs and cluster workers")
-    parser.add_argument("--file", type=Path, default=None, help="where the archive is kept")
-    parser.add_argument("--partition-bytes", type=int, default=None)
-    args = parser.parse_args()
-    path = args.file or Path("/tmp") / f"twenty48-bench-{args.size_mb}mb.jsonl"
-    meta = build(path, args.size_mb * 1_000_000)
-    records, moves, size = meta["records"], meta["moves"], meta["bytes"]
-    print(
-        f"archive: {size / 1e6:,.0f} MB, {records:,} records, {moves:,} moves "
-        f"(mean {moves // records}); {os.cpu_count()} cores; {time.strftime('%Y-%m-%d %H:%M')}"
-    )
-    exe = str(Path(sys.executable).with_name("twenty48"))
-    n = args.workers
-
+def local_run(exe: str, n: int, path: Path, records: int, moves: int) -> float:
     print(f"load average before local run: {load()}", flush=True)
     local, local_mb = timed([exe, "verify", "--quiet", "--jobs", str(n), str(path)], records)
     print(
@@ -128,7 +112,12 @@ def main() -> None:
         f"main process peak {local_mb:.0f} MB; load after: {load()}",
         flush=True,
     )
+    return local
 
+
+def cluster_run(
+    exe: str, n: int, path: Path, records: int, partition_bytes: int | None
+) -> tuple[float, float]:
     import distributed
 
     # Any: distributed is only partly typed.
@@ -146,16 +135,45 @@ def main() -> None:
     ):
         client.wait_for_workers(n)
         command = [exe, "verify", "--quiet", "--scheduler", cluster.scheduler_address]
-        if args.partition_bytes:
-            command += ["--partition-bytes", str(args.partition_bytes)]
+        if partition_bytes:
+            command += ["--partition-bytes", str(partition_bytes)]
         print(f"load average before cluster run: {load()}", flush=True)
         remote, remote_mb = timed([*command, str(path)], records)
+    print(f"cluster run: {remote:.1f} s; load after: {load()}", flush=True)
+    return remote, remote_mb
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--size-mb", type=int, default=1000)
+    parser.add_argument("--workers", type=int, default=2, help="local --jobs and cluster workers")
+    parser.add_argument("--file", type=Path, default=None, help="where the archive is kept")
+    parser.add_argument("--partition-bytes", type=int, default=None)
+    parser.add_argument(
+        "--cluster-first", action="store_true", help="run the cluster before the local pool"
+    )
+    args = parser.parse_args()
+    path = args.file or Path("/tmp") / f"twenty48-bench-{args.size_mb}mb.jsonl"
+    meta = build(path, args.size_mb * 1_000_000)
+    records, moves, size = meta["records"], meta["moves"], meta["bytes"]
+    print(
+        f"archive: {size / 1e6:,.0f} MB, {records:,} records, {moves:,} moves "
+        f"(mean {moves // records}); {os.cpu_count()} cores; {time.strftime('%Y-%m-%d %H:%M')}"
+    )
+    exe = str(Path(sys.executable).with_name("twenty48"))
+    n = args.workers
+
+    if args.cluster_first:
+        remote, remote_mb = cluster_run(exe, n, path, records, args.partition_bytes)
+        local = local_run(exe, n, path, records, moves)
+    else:
+        local = local_run(exe, n, path, records, moves)
+        remote, remote_mb = cluster_run(exe, n, path, records, args.partition_bytes)
     per_worker = moves / remote / n
     print(
         f"cluster {n} workers: {remote:6.1f} s  {records / remote:9,.0f} records/s  "
         f"{moves / remote:11,.0f} moves/s  ({records / remote / n:,.0f} records/s, "
-        f"{per_worker:,.0f} moves/s per worker), client peak {remote_mb:.0f} MB; "
-        f"load after: {load()}"
+        f"{per_worker:,.0f} moves/s per worker), client peak {remote_mb:.0f} MB"
     )
     print(f"cluster / local wall time: {remote / local:.3f} (goal <= 1.10)")
     print("PROJECTION (not measured): 1 billion moves at the measured rate per worker,")
