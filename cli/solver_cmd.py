@@ -142,7 +142,7 @@ def _hint_report(
     top = values[best]
     for direction, value in sorted(values.items(), key=lambda kv: -kv[1]):
         gap = "" if direction is best else f"  ({100 * (value - top) / abs(top or 1):+.2f}%)"
-        emit(f"  {_(ARROWS[direction.letter]):8} {value:14,.1f}{gap}")
+        emit(f"  {_(ARROWS[direction.letter]):10} {value:14,.1f}{gap}")
 
 
 def _play_one(job: tuple[str, int | None]) -> tuple[str, str, float]:
