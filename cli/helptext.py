@@ -92,6 +92,7 @@ EXAMPLES: Final = {
     "hint": (
         ("The best move in your latest unfinished game", "twenty48 hint"),
         ("The best move in game 3", "twenty48 hint --game 3"),
+        ("The best move in ann's latest unfinished game", "twenty48 hint --player ann"),
         (
             "The best move in any position",
             'twenty48 hint --board "2 2 0 0/0 4 0 0/0 0 0 0/0 0 0 2"',

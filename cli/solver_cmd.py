@@ -18,7 +18,7 @@ from twenty48_replay.i18n import N_, _, ngettext
 from twenty48_replay.rng import seed_key
 from twenty48_replay.text import printable
 
-from .common import DbOption, JsonOption, open_store
+from .common import DbOption, JsonOption, checked_player, open_store
 from .limits import (
     JOBS_HELP,
     MAX_GAME_ID,
@@ -75,13 +75,23 @@ def hint_command(
             help="With --record: the step (default: the last; negative from the end).",
         ),
     ] = None,
+    player: Annotated[
+        str | None,
+        typer.Option(
+            "--player",
+            help="Without --game, --board or --record: this player's latest unfinished game "
+            "(default: yours, the OS user name).",
+            show_default=False,
+        ),
+    ] = None,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Recommend a move and show the expected value of each direction.
 
-    Without options: your latest unfinished stored game (the one 'twenty48 play'
-    resumes), which is then marked as assisted (its record will say "assisted": true).
+    Without --game, --board or --record: your latest unfinished stored
+    game (the one 'twenty48 play' resumes), which is then marked as
+    assisted (its record will say "assisted": true).
     """
     from twenty48_replay.solver import best_move
     from twenty48_replay.timeline import Timeline
@@ -90,6 +100,11 @@ def hint_command(
         raise typer.BadParameter(_("give at most one of --game, --board, --record"))
     if at is not None and record is None:
         raise typer.BadParameter(_("--at goes with --record"))
+    if player is not None and (game, board, record) != (None, None, None):
+        raise typer.BadParameter(
+            _("--player picks a stored game: not with --game, --board, --record")
+        )
+    player = checked_player(player) or default_player()
     label = _("position")
     session = None
     loaded = None
@@ -102,9 +117,7 @@ def hint_command(
         position = step_at(timeline, at, label).board
     else:
         with open_store(db) as store:
-            session = (
-                store.open_game(game) if game is not None else store.resume_latest(default_player())
-            )
+            session = store.open_game(game) if game is not None else store.resume_latest(player)
             if session is None:
                 raise Twenty48Error(_("no unfinished game to hint: start one with 'twenty48 play'"))
             position = session.state.board
@@ -142,7 +155,7 @@ def _hint_report(
     top = values[best]
     for direction, value in sorted(values.items(), key=lambda kv: -kv[1]):
         gap = "" if direction is best else f"  ({100 * (value - top) / abs(top or 1):+.2f}%)"
-        emit(f"  {_(ARROWS[direction.letter]):8} {value:14,.1f}{gap}")
+        emit(f"  {_(ARROWS[direction.letter]):10} {value:14,.1f}{gap}")
 
 
 def _play_one(job: tuple[str, int | None]) -> tuple[str, str, float]:

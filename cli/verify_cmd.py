@@ -22,7 +22,7 @@ import typer
 
 from twenty48_replay.batch import Result, default_jobs, verify_many
 from twenty48_replay.errors import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE
-from twenty48_replay.i18n import _, ngettext, number
+from twenty48_replay.i18n import N_, _, ngettext, number
 from twenty48_replay.sources import RawRecord, expand_paths, location, read_raw
 from twenty48_replay.text import printable
 
@@ -38,16 +38,18 @@ def describe(result: Result, line_sources: frozenset[str] | set[str] = frozenset
     where = printable(
         location(result["file"], result["index"], lines=result["file"] in line_sources)
     )
-    summary = f"score {result['score']}, max tile {result['max_tile']}, {result['moves']} moves"
-    flags = [flag for flag in ("won", "over") if result[flag]]
+    summary = _("score {score}, max tile {tile}, {moves} moves").format(
+        score=result["score"], tile=result["max_tile"], moves=result["moves"]
+    )
+    flags = [_(flag) for flag in (N_("won"), N_("over")) if result[flag]]
     if flags:
         summary += f" ({', '.join(flags)})"
     if result["valid"]:
-        return f"{where}: valid: {summary} · {fair_label(result)}"
-    return (
-        f"{where}: INVALID: "
-        + "; ".join(result["reasons"])
-        + f" [replayed {summary}] · {fair_label(result)}"
+        return _("{where}: valid: {summary} · {fair}").format(
+            where=where, summary=summary, fair=fair_label(result)
+        )
+    return _("{where}: INVALID: {reasons} [replayed {summary}] · {fair}").format(
+        where=where, reasons="; ".join(result["reasons"]), summary=summary, fair=fair_label(result)
     )
 
 
@@ -55,10 +57,14 @@ def fair_label(result: Result) -> str:
     """The fair-play verdict in words (SPEC section 11.8)."""
     status = result.get("fair", "self-seeded")
     if status == "unchecked":
-        return "fair play unchecked (no --trust key for the signature)"
+        return _("fair play unchecked (no --trust key for the signature)")
     if status == "fair":
-        return "fair, signature checked"
-    return str(status)
+        return _("fair, signature checked")
+    return _(str(status))
+
+
+#: The other fair-play verdicts, as JSON has them, marked for translation where shown.
+FAIR_WORDS = (N_("self-seeded"), N_("not fair"))
 
 
 class _Progress:

@@ -89,6 +89,9 @@ def test_play_and_hint_resume_the_current_players_game(db: str) -> None:
     hint = run_cli("hint", "--db", db, env=ANN)
     assert hint.returncode == 0, hint.stderr
     assert hint.stdout.startswith("game 1:")
+    solver = run_cli("hint", "--db", db, "--player", "solver", "--json", env=ANN)
+    assert solver.returncode == 0, solver.stderr
+    assert "game 2 is now marked as assisted" in solver.stderr
     bob = run_cli("play", "--db", db, "--player", "bob", "--moves", "", env=ANN)
     assert bob.stdout.startswith("game 3 ")  # bob has no unfinished game: a new one
     table = run_cli("list", "--db", db, env=ANN).stdout.splitlines()

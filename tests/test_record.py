@@ -219,7 +219,10 @@ METADATA_KEYS = ["player", "started", "finished", "client", "notes"]
 @given(
     st.dictionaries(st.sampled_from(METADATA_KEYS), jt.ANY_TEXT, max_size=5),
     st.dictionaries(
-        st.text(max_size=6).filter(lambda k: k not in CORE_KEYS + METADATA_KEYS + ["assisted"]),
+        # "fair" and "signature" are fair-play keys with rules of their own (SPEC section 11).
+        st.text(max_size=6).filter(
+            lambda k: k not in [*CORE_KEYS, *METADATA_KEYS, "assisted", "fair", "signature"]
+        ),
         jt.json_values,
         max_size=4,
     ),

@@ -136,7 +136,7 @@ def assert_box(app: App[Any], lines: list[str], box_id: str, label: str, value: 
 
 def a_played_game(store: Store, letters: str = "LDRULDRDLLDDRRULLDRU") -> int:
     """A stored game with several tiles on the board (moves that change nothing skipped)."""
-    session = store.new_game("layout", player="tester")
+    session = store.new_game("layout", player="vector")
     for letter in letters:
         if Direction(letter) in session.state.board.valid_directions():
             session.play(Direction(letter))
@@ -164,7 +164,7 @@ def test_play_shows_the_whole_board_and_every_score_box(
 ) -> None:
     with Store(str(tmp_path / "games.sqlite3")) as store:
         game_id = a_played_game(store)
-        # A best score in the thousands: the widest number a box must hold here.
+        # The same player's best in the thousands: the widest number a box must hold here.
         store.import_record(Record.from_json(VALID.read_text(encoding="utf-8")))
         session = store.open_game(game_id)
         app = PlayApp(store, session)

@@ -138,6 +138,10 @@ class HelpScreen(ModalScreen[Choice]):
         Binding("escape", "close", N_("Close")),
         Binding("question_mark", "close", N_("Close"), show=False),
         Binding("q", "close", N_("Close"), show=False),
+        Binding("down", "scroll(1)", show=False),
+        Binding("up", "scroll(-1)", show=False),
+        Binding("pagedown", "scroll(5)", show=False),
+        Binding("pageup", "scroll(-5)", show=False),
     ]
 
     def __init__(self, text: str = HELP_TEXT, heading: str = N_("twenty48 — keys")) -> None:
@@ -153,6 +157,10 @@ class HelpScreen(ModalScreen[Choice]):
             yield Static(self.heading, classes="title")
             yield Static(self.text, id="help-text")
             yield Static(_("[dim]escape, ? or q closes this[/dim]"), classes="body")
+
+    def action_scroll(self, lines: int) -> None:
+        """Arrow keys scroll the card when the terminal is too small for it (40x15)."""
+        self.query_one("#help").scroll_relative(y=lines, animate=False)
 
     def action_close(self) -> None:
         """Back to the game."""
