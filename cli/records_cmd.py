@@ -239,7 +239,7 @@ def _export_html(
     html = replay_page(record, trusted_key=None if trusted is None else trusted.public_key).encode(
         "utf-8"
     )
-    _write(output, html, "the replay page as HTML", protected)
+    _write(output, html, _("the replay page as HTML"), protected)
     loaded.finish()
 
 

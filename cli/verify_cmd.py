@@ -193,10 +193,12 @@ def verify_command(
         trusted = load_trusted(trust)
     if scheduler is not None and scheduler.strip():
         if jobs is not None:
-            raise typer.BadParameter("--jobs runs local processes; it cannot go with --scheduler")
+            raise typer.BadParameter(
+                _("--jobs runs local processes; it cannot go with --scheduler")
+            )
         _report(*_verify_on_cluster(scheduler, files, as_json, quiet, trusted, partition_bytes))
     if partition_bytes is not None:
-        raise typer.BadParameter("--partition-bytes needs --scheduler")
+        raise typer.BadParameter(_("--partition-bytes needs --scheduler"))
     paths = list(expand_paths(files))
     progress = _Progress(_total_bytes(paths))
     started = time.perf_counter()
