@@ -15,7 +15,7 @@ def board_text(board: Board) -> str:
 def cell_name(cell: int) -> str:
     """A cell index as the player counts it: "row 1, col 3" (1-based, row-major).
 
-    The same words as the replay viewer's (cli/tui/replay_app.py).
+    One wording for the CLI's messages and the replay viewer (cli/tui/replay_app.py).
     """
     return _("row {row}, col {col}").format(row=cell // 4 + 1, col=cell % 4 + 1)
 

@@ -32,12 +32,14 @@ from twenty48_replay.store import Store
 from twenty48_replay.timeline import Timeline
 
 if TYPE_CHECKING:
+    from cli.render import cell_name
     from cli.tui.play_app import PlayApp
-    from cli.tui.replay_app import ReplayApp, cell_name
+    from cli.tui.replay_app import ReplayApp
     from cli.tui.widgets import BoardView, ScoreBox, Tile
 else:
+    from twenty48_cli.render import cell_name
     from twenty48_cli.tui.play_app import PlayApp
-    from twenty48_cli.tui.replay_app import ReplayApp, cell_name
+    from twenty48_cli.tui.replay_app import ReplayApp
     from twenty48_cli.tui.widgets import BoardView, ScoreBox, Tile
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -33,6 +33,7 @@ from twenty48_replay.replay import Step
 from twenty48_replay.text import printable
 from twenty48_replay.timeline import Timeline
 
+from ..render import cell_name
 from ..replay_cmd import ARROWS
 from .language import translate_bindings
 from .screens import HelpScreen, dialog_css
@@ -77,11 +78,6 @@ HELP_TEXT = N_("""\
 Step k is the board after move k and its spawn, the
 outlined tile.  Nothing is written: a replay only reads.\
 """)
-
-
-def cell_name(cell: int) -> str:
-    """A cell index as the player counts it: "row 1, col 3" (1-based, row-major)."""
-    return _("row {row}, col {col}").format(row=cell // 4 + 1, col=cell % 4 + 1)
 
 
 def parse_step(text: str, last: int) -> int | str:

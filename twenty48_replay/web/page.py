@@ -23,6 +23,7 @@ frame can load, which is also what makes "no network request" checkable.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import json
 import re
@@ -79,8 +80,12 @@ def compact_css(css: str) -> str:
     return "\n".join(line for line in lines if line) + "\n"
 
 
+@functools.cache
 def page_code() -> tuple[str, str]:
     """The page's own code: (script, stylesheet), the same for every record.
+
+    Cached: the modules are package data that don't change while a process runs,
+    and the server builds a page per finished game.
 
     bundle() already drops comments and indentation from the modules (the page's
     code must stay under 100 kB); the stylesheet is compacted here.
