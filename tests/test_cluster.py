@@ -185,6 +185,12 @@ def test_examples_give_the_local_output(scheduler: str) -> None:
 
 def test_examples_json_and_quiet(scheduler: str) -> None:
     assert_same(*cli_pair(scheduler, "--json", str(EXAMPLES)))
+    fair = ROOT / "schema" / "vectors" / "fair"
+    trusted = cli_pair(
+        scheduler, "--json", "--trust", str(fair / "key.pem"), str(fair), str(EXAMPLES)
+    )
+    assert '"signature":"checked"' in trusted[0].stdout  # the key travels to the workers
+    assert_same(*trusted)
     assert_same(*cli_pair(scheduler, "--quiet", str(EXAMPLES / "games.jsonl"), partition=None))
 
 
