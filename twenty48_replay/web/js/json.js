@@ -423,6 +423,8 @@ export function readJson(input) {
       throw new JsonError("holds no JSON value (it is empty or only whitespace)");
     }
     const [line, column] = jsonLocate(text, error.pos);
-    throw new JsonError(`not JSON: ${error.message} at line ${line} column ${column}`);
+    // Some messages end in "at" already ("Unterminated string starting at"), as in record.py.
+    const at = error.message.endsWith(" at") ? "" : " at";
+    throw new JsonError(`not JSON: ${error.message}${at} line ${line} column ${column}`);
   }
 }
