@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 import typer
 
 from twenty48_replay.errors import EXIT_FAILED
-from twenty48_replay.i18n import N_, _, ngettext
+from twenty48_replay.i18n import N_, _, decimal, ngettext
 from twenty48_replay.text import printable
 
 from .common import DbOption, JsonOption, checked_player, local_time, open_store
@@ -166,7 +166,7 @@ def stats_command(
         ),
         (_("wins"), str(stats.wins)),
         (_("best score"), str(stats.best_score)),
-        (_("average"), f"{stats.average_score:.1f}"),
+        (_("average"), decimal(stats.average_score)),
         (_("moves"), str(stats.total_moves)),
     ]
     for name, value in rows:
