@@ -125,8 +125,32 @@ def _translated_help_option(option: Any) -> Any:
     return option
 
 
+def _early_language(args: list[str]) -> None:
+    """Use the ``--lang`` among the group's own options now, before any ``--help`` is printed.
+
+    Click handles eager options in command-line order, so ``twenty48 --help
+    --lang da`` would print the help before ``--lang`` is seen.  Only a valid
+    value is used here; anything else is left to the option's own check.
+    """
+    for index, arg in enumerate(args):
+        if not arg.startswith("-"):
+            return
+        value = None
+        if arg == "--lang" and index + 1 < len(args):
+            value = args[index + 1]
+        elif arg.startswith("--lang="):
+            value = arg.removeprefix("--lang=")
+        if value in i18n.LANGUAGES:
+            i18n.set_language(value)
+
+
 class Group(TyperGroup):
     """The ``twenty48`` group: its help, and its list of commands, in the current language."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        _early_language(args)
+        result: list[str] = super().parse_args(ctx, args)
+        return result
 
     def get_help_option(self, ctx: Any) -> Any:
         return _translated_help_option(super().get_help_option(ctx))

@@ -277,3 +277,18 @@ def test_danish_counts_and_decimals_in_summaries(tmp_path: Path) -> None:
     }
     assert re.search(r"^average +7008\.0$", stats["en"].stdout, re.MULTILINE), stats["en"].stdout
     assert re.search(r"^gennemsnit +7008,0$", stats["da"].stdout, re.MULTILINE), stats["da"].stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--help", "--lang", "da"], ["--help", "--lang=da"], ["--lang=da", "-h"]],
+    ids=["help-first", "help-first-equals", "equals"],
+)
+def test_the_root_help_is_danish_whatever_the_order(args: list[str]) -> None:
+    """Click handles eager options in command-line order; the language still comes first."""
+    result = run_cli(*args, env={**WIDE, "TWENTY48_LANG": "en"})
+    assert result.returncode == 0, result.stderr
+    text = words(result.stdout)
+    assert "spil, genafspil og kontrollér spil" in text
+    assert "Kommandoer" in text
+    assert "play, replay and verify games" not in text
