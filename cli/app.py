@@ -15,10 +15,10 @@ import typer
 
 from twenty48_replay import __version__, i18n
 from twenty48_replay.errors import EXIT_UNUSABLE, Twenty48Error
-from twenty48_replay.i18n import _
+from twenty48_replay.i18n import N_, _
 
 from .games_cmd import check_command, list_command, show_command, stats_command, where_command
-from .helptext import ROOT_EXAMPLES, examples, register
+from .helptext import ROOT_EXAMPLES, Group, examples, register
 from .output import fail
 from .play_cmd import play_command
 from .records_cmd import export_command, import_command
@@ -29,7 +29,8 @@ from .verify_cmd import verify_command
 
 app = typer.Typer(
     name="twenty48",
-    help="2048 as a replayable, verifiable record: play, replay and verify games.",
+    cls=Group,
+    help=N_("2048 as a replayable, verifiable record: play, replay and verify games."),
     epilog=examples(ROOT_EXAMPLES),
     no_args_is_help=True,
     add_completion=False,
@@ -68,7 +69,7 @@ def root(
     version: Annotated[
         bool,
         typer.Option(
-            "--version", callback=_version, is_eager=True, help="Show the version and exit."
+            "--version", callback=_version, is_eager=True, help=N_("Show the version and exit.")
         ),
     ] = False,
     lang: Annotated[
@@ -79,8 +80,10 @@ def root(
             metavar="en|da",
             callback=_language,
             is_eager=True,
-            help="Language of messages and screens: en or da (default: from the locale). "
-            "JSON, records and exit codes are the same in every language.",
+            help=N_(
+                "Language of messages and screens: en or da (default: from the locale). "
+                "JSON, records and exit codes are the same in every language."
+            ),
             show_default=False,
         ),
     ] = None,

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from twenty48_replay.i18n import _, number
+from twenty48_replay.i18n import N_, _, number
 from twenty48_replay.text import printable
 
 from .limits import MAX_MOVES
@@ -22,12 +22,14 @@ DbOption = Annotated[
     typer.Option(
         "--db",
         envvar="TWENTY48_DB",
-        help="Database file path or SQLAlchemy URL (default: twenty48.sqlite3 in the user "
-        "data folder; see 'twenty48 where').",
+        help=N_(
+            "Database file path or SQLAlchemy URL (default: twenty48.sqlite3 in the user "
+            "data folder; see 'twenty48 where')."
+        ),
         show_default=False,
     ),
 ]
-JsonOption = Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")]
+JsonOption = Annotated[bool, typer.Option("--json", help=N_("Machine-readable JSON on stdout."))]
 
 
 @contextmanager

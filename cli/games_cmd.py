@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 import typer
 
 from twenty48_replay.errors import EXIT_FAILED
-from twenty48_replay.i18n import N_, _, ngettext
+from twenty48_replay.i18n import N_, _, decimal, ngettext
 from twenty48_replay.text import printable
 
 from .common import DbOption, JsonOption, checked_player, local_time, open_store
@@ -26,15 +26,15 @@ StateFilter = Literal["all", "unfinished", "over", "won"]
 #: The widest player name ``list`` shows in full (longer names end in "...").
 PLAYER_WIDTH = 16
 
-PlayerFilter = Annotated[str | None, typer.Option("--player", help="Only this player's games.")]
+PlayerFilter = Annotated[str | None, typer.Option("--player", help=N_("Only this player's games."))]
 
 
 def list_command(
     limit: Annotated[
-        int, typer.Option("--limit", "-n", min=1, max=MAX_LIST, help="How many games.")
+        int, typer.Option("--limit", "-n", min=1, max=MAX_LIST, help=N_("How many games."))
     ] = 20,
     state: Annotated[
-        StateFilter, typer.Option("--state", help="Only games in this state.")
+        StateFilter, typer.Option("--state", help=N_("Only games in this state."))
     ] = "all",
     player: PlayerFilter = None,
     db: DbOption = None,
@@ -102,7 +102,7 @@ def show_command(
             min=1,
             max=MAX_GAME_ID,
             metavar="ID",
-            help="Game id (see 'twenty48 list').",
+            help=N_("Game id (see 'twenty48 list')."),
         ),
     ],
     db: DbOption = None,
@@ -166,7 +166,7 @@ def stats_command(
         ),
         (_("wins"), str(stats.wins)),
         (_("best score"), str(stats.best_score)),
-        (_("average"), f"{stats.average_score:.1f}"),
+        (_("average"), decimal(stats.average_score)),
         (_("moves"), str(stats.total_moves)),
     ]
     for name, value in rows:

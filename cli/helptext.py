@@ -1,22 +1,183 @@
-"""What every ``--help`` shows beyond the options: usage lines and examples.
+"""What every ``--help`` shows beyond the options: usage lines, examples, the language.
 
 Typer 0.28 writes a required argument as ``{target}`` in the usage line;
 :class:`Command` names each argument by its metavar (``ID|FILE``) or its
 name in capitals, ``[...]`` around an optional one.  Every command's help
 ends with examples (Typer's epilog); they are plain text, no Rich markup,
 so nothing in them may look like a ``[tag]``.
+
+Help texts are English where they are defined (marked with ``N_`` for the
+catalog) and translated when the help is printed: Typer reads them at
+import time, before ``--lang`` is parsed, but prints them only after the
+options before the command name (``--lang`` among them) have been handled.
+A command's help is :data:`HELP` (not its docstring, which pybabel cannot
+extract).  Command names, option names, metavars and the usage line stay
+English in every language.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, Final
 
 import typer
-from typer.core import TyperCommand
+from typer.core import TyperCommand, TyperGroup
+
+from twenty48_replay import i18n
+from twenty48_replay.i18n import N_, _
+
+#: Typer's own words in a help screen (its panel titles and option notes).
+_TYPER_WORDS: Final = {
+    "ARGUMENTS_PANEL_TITLE": N_("Arguments"),
+    "OPTIONS_PANEL_TITLE": N_("Options"),
+    "COMMANDS_PANEL_TITLE": N_("Commands"),
+    "DEFAULT_STRING": N_("[default: {}]"),
+    "REQUIRED_LONG_STRING": N_("[required]"),
+    "ENVVAR_STRING": N_("[env var: {}]"),
+}
+HELP_OPTION_HELP: Final = N_("Show this message and exit.")
+
+#: Help texts made from a template and values: the English text -> (template, values).
+_TEMPLATES: dict[str, tuple[str, dict[str, object]]] = {}
+
+
+def _english(value: object) -> str:
+    return f"{value:,}" if isinstance(value, int) else str(value)
+
+
+def formatted(template: str, **values: object) -> str:
+    """``template`` (marked ``N_``) filled in English, translatable again when printed.
+
+    For help texts with numbers or other texts in them: the catalog holds
+    the template, and numbers come out as the language writes them.
+    """
+    text = template.format(**{name: _english(value) for name, value in values.items()})
+    _TEMPLATES[text] = (template, values)
+    return text
+
+
+def translated(text: str) -> str:
+    """A help text (English, as defined) in the current language."""
+    if text in _TEMPLATES:
+        template, values = _TEMPLATES[text]
+        return _(template).format(
+            **{
+                name: i18n.number(value) if isinstance(value, int) else translated(str(value))
+                for name, value in values.items()
+            }
+        )
+    return _(text)
+
+
+def _translated_epilog(epilog: str) -> str:
+    """The examples epilog with its heading and each example's purpose translated.
+
+    Command lines (indented four spaces) stay as they are.
+    """
+    lines = []
+    for line in epilog.split("\n"):
+        if line == "Examples:":
+            line = _("Examples:")
+        elif line.startswith("  ") and not line.startswith("    ") and line.endswith(":"):
+            line = f"  {_(line[2:-1])}:"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def translate_command(command: Any) -> None:
+    """Put ``command``'s help, epilog and parameter help into the current language.
+
+    In place, once: Typer builds the click commands anew for each run.
+    """
+    if getattr(command, "_twenty48_translated", False) or i18n.current_language() == i18n.ENGLISH:
+        return
+    command._twenty48_translated = True
+    if command.help:
+        command.help = translated(command.help)
+    if command.short_help:
+        command.short_help = translated(command.short_help)
+    if command.epilog:
+        command.epilog = _translated_epilog(command.epilog)
+    for param in command.params:
+        if getattr(param, "help", None):
+            param.help = translated(param.help)
+
+
+@contextmanager
+def _typer_words() -> Iterator[None]:
+    """Typer's panel titles and notes in the current language while a help is printed."""
+    from typer import rich_utils
+
+    saved = {name: getattr(rich_utils, name) for name in _TYPER_WORDS}
+    try:
+        for name, english in _TYPER_WORDS.items():
+            setattr(rich_utils, name, _(english))
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(rich_utils, name, value)
+
+
+def _translated_help_option(option: Any) -> Any:
+    if option is not None and option.help:
+        option.help = translated(HELP_OPTION_HELP)
+    return option
+
+
+def _early_language(args: list[str]) -> None:
+    """Use the ``--lang`` among the group's own options now, before any ``--help`` is printed.
+
+    Click handles eager options in command-line order, so ``twenty48 --help
+    --lang da`` would print the help before ``--lang`` is seen.  Only a valid
+    value is used here; anything else is left to the option's own check.
+    """
+    for index, arg in enumerate(args):
+        if not arg.startswith("-"):
+            return
+        value = None
+        if arg == "--lang" and index + 1 < len(args):
+            value = args[index + 1]
+        elif arg.startswith("--lang="):
+            value = arg.removeprefix("--lang=")
+        if value in i18n.LANGUAGES:
+            i18n.set_language(value)
+
+
+class Group(TyperGroup):
+    """The ``twenty48`` group: its help, and its list of commands, in the current language."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        _early_language(args)
+        result: list[str] = super().parse_args(ctx, args)
+        return result
+
+    def get_help_option(self, ctx: Any) -> Any:
+        return _translated_help_option(super().get_help_option(ctx))
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        translate_command(self)
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None:
+                translate_command(command)
+        with _typer_words():
+            super().format_help(ctx, formatter)
 
 
 class Command(TyperCommand):
-    """A Typer command whose usage line names its arguments: ``twenty48 show [OPTIONS] ID``."""
+    """A Typer command whose usage line names its arguments: ``twenty48 show [OPTIONS] ID``.
+
+    Its help is printed in the current language.
+    """
+
+    def get_help_option(self, ctx: Any) -> Any:
+        return _translated_help_option(super().get_help_option(ctx))
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        translate_command(self)
+        with _typer_words():
+            super().format_help(ctx, formatter)
 
     def collect_usage_pieces(self, ctx: Any) -> list[str]:
         pieces = [self.options_metavar] if self.options_metavar else []
@@ -30,99 +191,149 @@ class Command(TyperCommand):
         return pieces
 
 
+#: What each command does: the first paragraph is its line in ``twenty48 --help``.
+HELP: Final = {
+    "play": N_("Play 2048 in the terminal; every move is saved before the next key is read."),
+    "replay": N_("Replay a game step by step (viewer, or --at/--frames/--json for scripts)."),
+    "list": N_("Recent games: id, date, player, score, max tile, moves and state."),
+    "show": N_("One game: board, score and a summary of its record."),
+    "stats": N_("Best score, games, wins, average score and highest-tile distribution."),
+    "export": N_(
+        "Write games as v1 records (JSON, JSON Lines for --all), an SVG or GIF picture, or a\n"
+        "self-verifying HTML replay page."
+    ),
+    "import": N_("Verify records and store each valid one as a game (one transaction per record)."),
+    "verify": N_(
+        "Replay records and check their claimed score, max tile and final board.\n"
+        "\n"
+        "Fair records (from a score server) also have their commitment and seed\n"
+        "derivation checked, and with --trust their signature."
+    ),
+    "hint": N_(
+        "Recommend a move and show the expected value of each direction.\n"
+        "\n"
+        "Without --game, --board or --record: your latest unfinished stored\n"
+        "game (the one 'twenty48 play' resumes), which is then marked as\n"
+        'assisted (its record will say "assisted": true).'
+    ),
+    "autoplay": N_(
+        'Let the solver play new games; they are stored like any other (player "solver").'
+    ),
+    "analyze": N_(
+        "Annotate a game move by move: accuracy, largest mistakes, the classic mistakes."
+    ),
+    "check": N_(
+        "Compare the schema with ours, re-derive every game, run the integrity check.\n"
+        "\n"
+        "Opens the database read-only and without requiring its schema to match,\n"
+        "so a damaged or altered database of ours can be inspected (and nothing\n"
+        "in it changes)."
+    ),
+    "where": N_("Print where the database is (creating it if needed)."),
+    "serve": N_(
+        "Serve fair games, signed records and a leaderboard over HTTP (JSON API and web pages)."
+    ),
+}
+
 ROOT_EXAMPLES: Final = (
-    ("Play (resumes your latest unfinished game)", "twenty48 play"),
-    ("Your recent games", "twenty48 list"),
-    ("Watch game 3 again", "twenty48 replay 3"),
-    ("Check a record", "twenty48 verify examples/valid.json"),
-    ("Help on one command", "twenty48 COMMAND -h"),
+    (N_("Play (resumes your latest unfinished game)"), "twenty48 play"),
+    (N_("Your recent games"), "twenty48 list"),
+    (N_("Watch game 3 again"), "twenty48 replay 3"),
+    (N_("Check a record"), "twenty48 verify examples/valid.json"),
+    (N_("Help on one command"), "twenty48 COMMAND -h"),
 )
 
 #: Each command's examples: (what it does, the command line).
 EXAMPLES: Final = {
     "play": (
-        ("Resume your latest unfinished game, or start one", "twenty48 play"),
-        ("Start a new game", "twenty48 play --new"),
-        ("A new game with this seed", "twenty48 play --seed daily-42"),
-        ("Continue game 3", "twenty48 play --game 3"),
-        ("Play four moves without the screen", "twenty48 play --seed abc --moves LLDR"),
-        ("A provably fair game on a score server", "twenty48 play --server http://127.0.0.1:8048"),
+        (N_("Resume your latest unfinished game, or start one"), "twenty48 play"),
+        (N_("Start a new game"), "twenty48 play --new"),
+        (N_("A new game with this seed"), "twenty48 play --seed daily-42"),
+        (N_("Continue game 3"), "twenty48 play --game 3"),
+        (N_("Play four moves without the screen"), "twenty48 play --seed abc --moves LLDR"),
+        (
+            N_("A provably fair game on a score server"),
+            "twenty48 play --server http://127.0.0.1:8048",
+        ),
     ),
     "replay": (
-        ("Step through game 3 in the viewer", "twenty48 replay 3"),
-        ("Print the last board of a record", "twenty48 replay game.json --at -1"),
-        ("Print every step of line 2", "twenty48 replay games.jsonl --line 2 --frames"),
-        ("Every step as JSON Lines", "twenty48 replay 3 --json"),
+        (N_("Step through game 3 in the viewer"), "twenty48 replay 3"),
+        (N_("Print the last board of a record"), "twenty48 replay game.json --at -1"),
+        (N_("Print every step of line 2"), "twenty48 replay games.jsonl --line 2 --frames"),
+        (N_("Every step as JSON Lines"), "twenty48 replay 3 --json"),
     ),
     "list": (
-        ("The 20 most recently played games", "twenty48 list"),
-        ("Five games still being played", "twenty48 list --state unfinished -n 5"),
-        ("The solver's games", "twenty48 list --player solver"),
-        ("One JSON object per game", "twenty48 list --json"),
+        (N_("The 20 most recently played games"), "twenty48 list"),
+        (N_("Five games still being played"), "twenty48 list --state unfinished -n 5"),
+        (N_("The solver's games"), "twenty48 list --player solver"),
+        (N_("One JSON object per game"), "twenty48 list --json"),
     ),
     "show": (
-        ("Game 3: board, score, dates, moves", "twenty48 show 3"),
-        ("Game 3 as its record, with its state", "twenty48 show 3 --json"),
+        (N_("Game 3: board, score, dates, moves"), "twenty48 show 3"),
+        (N_("Game 3 as its record, with its state"), "twenty48 show 3 --json"),
     ),
     "stats": (
-        ("Totals over every game", "twenty48 stats"),
-        ("Ann's games only", "twenty48 stats --player ann"),
-        ("The totals as JSON", "twenty48 stats --json"),
+        (N_("Totals over every game"), "twenty48 stats"),
+        (N_("Ann's games only"), "twenty48 stats --player ann"),
+        (N_("The totals as JSON"), "twenty48 stats --json"),
     ),
     "export": (
-        ("Game 3 as a record", "twenty48 export 3 -o game.json"),
-        ("Every game, one record per line", "twenty48 export --all -o games.jsonl"),
-        ("One position as a picture", "twenty48 export 3 --format svg --at 10 -o step10.svg"),
+        (N_("Game 3 as a record"), "twenty48 export 3 -o game.json"),
+        (N_("Every game, one record per line"), "twenty48 export --all -o games.jsonl"),
+        (N_("One position as a picture"), "twenty48 export 3 --format svg --at 10 -o step10.svg"),
         (
-            "An animated replay",
+            N_("An animated replay"),
             "twenty48 export game.json --format gif --steps 0:200 -o replay.gif",
         ),
     ),
     "import": (
-        ("Verify a record and store it", "twenty48 import game.json"),
-        ("Many records: files and folders", "twenty48 import games.jsonl records/"),
-        ("From standard input", "cat game.json | twenty48 import -"),
+        (N_("Verify a record and store it"), "twenty48 import game.json"),
+        (N_("Many records: files and folders"), "twenty48 import games.jsonl records/"),
+        (N_("From standard input"), "cat game.json | twenty48 import -"),
     ),
     "verify": (
-        ("Check one record", "twenty48 verify game.json"),
-        ("Check a folder, printing only the bad records", "twenty48 verify records/ --quiet"),
-        ("Check a fair record and its signature", "twenty48 verify fair.json --trust key.pem"),
-        ("JSON Lines in, one result per line out", "cat games.jsonl | twenty48 verify - --json"),
+        (N_("Check one record"), "twenty48 verify game.json"),
+        (N_("Check a folder, printing only the bad records"), "twenty48 verify records/ --quiet"),
+        (N_("Check a fair record and its signature"), "twenty48 verify fair.json --trust key.pem"),
+        (
+            N_("JSON Lines in, one result per line out"),
+            "cat games.jsonl | twenty48 verify - --json",
+        ),
     ),
     "hint": (
-        ("The best move in your latest unfinished game", "twenty48 hint"),
-        ("The best move in game 3", "twenty48 hint --game 3"),
-        ("The best move in ann's latest unfinished game", "twenty48 hint --player ann"),
+        (N_("The best move in your latest unfinished game"), "twenty48 hint"),
+        (N_("The best move in game 3"), "twenty48 hint --game 3"),
+        (N_("The best move in ann's latest unfinished game"), "twenty48 hint --player ann"),
         (
-            "The best move in any position",
+            N_("The best move in any position"),
             'twenty48 hint --board "2 2 0 0/0 4 0 0/0 0 0 0/0 0 0 2"',
         ),
-        ("The best move at step 100 of a record", "twenty48 hint --record game.json --at 100"),
+        (N_("The best move at step 100 of a record"), "twenty48 hint --record game.json --at 100"),
     ),
     "autoplay": (
-        ("The solver plays one game to the end", "twenty48 autoplay"),
-        ("Play until the solver makes 2048", "twenty48 autoplay --until 2048"),
-        ("Four games, two at a time", "twenty48 autoplay --seed bot --games 4 --jobs 2"),
+        (N_("The solver plays one game to the end"), "twenty48 autoplay"),
+        (N_("Play until the solver makes 2048"), "twenty48 autoplay --until 2048"),
+        (N_("Four games, two at a time"), "twenty48 autoplay --seed bot --games 4 --jobs 2"),
     ),
     "analyze": (
-        ("Annotate game 3", "twenty48 analyze 3"),
-        ("A record file, with its ten largest mistakes", "twenty48 analyze game.json --top 10"),
-        ("The analysis as JSON", "twenty48 analyze 3 --json"),
+        (N_("Annotate game 3"), "twenty48 analyze 3"),
+        (N_("A record file, with its ten largest mistakes"), "twenty48 analyze game.json --top 10"),
+        (N_("The analysis as JSON"), "twenty48 analyze 3 --json"),
     ),
     "check": (
-        ("Check the database", "twenty48 check"),
-        ("Check another database", "twenty48 check --db backup.sqlite3"),
-        ("The report as JSON", "twenty48 check --json"),
+        (N_("Check the database"), "twenty48 check"),
+        (N_("Check another database"), "twenty48 check --db backup.sqlite3"),
+        (N_("The report as JSON"), "twenty48 check --json"),
     ),
     "where": (
-        ("The default database", "twenty48 where"),
-        ("The database TWENTY48_DB names", "TWENTY48_DB=games.sqlite3 twenty48 where"),
+        (N_("The default database"), "twenty48 where"),
+        (N_("The database TWENTY48_DB names"), "TWENTY48_DB=games.sqlite3 twenty48 where"),
     ),
     "serve": (
-        ("A score server on http://127.0.0.1:8048", "twenty48 serve"),
-        ("Reachable from other machines", "twenty48 serve --host 0.0.0.0 --port 9000"),
+        (N_("A score server on http://127.0.0.1:8048"), "twenty48 serve"),
+        (N_("Reachable from other machines"), "twenty48 serve --host 0.0.0.0 --port 9000"),
         (
-            "Two processes over one PostgreSQL database",
+            N_("Two processes over one PostgreSQL database"),
             "twenty48 serve --workers 2 --db postgresql+psycopg://user@host/db",
         ),
     ),
@@ -135,5 +346,5 @@ def examples(pairs: tuple[tuple[str, str], ...]) -> str:
 
 
 def register(app: typer.Typer, name: str, function: Any) -> None:
-    """Add a command with the usage line and examples above."""
-    app.command(name, cls=Command, epilog=examples(EXAMPLES[name]))(function)
+    """Add a command with its help, the usage line and the examples above."""
+    app.command(name, cls=Command, help=HELP[name], epilog=examples(EXAMPLES[name]))(function)

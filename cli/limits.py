@@ -51,7 +51,6 @@ MAX_FRAME_MS: Final = 60_000
 #: ``--jobs``: worker processes, at most four per core of this machine.
 CORES: Final = os.cpu_count() or 1
 MAX_JOBS: Final = 4 * CORES
-JOBS_HELP: Final = f"at most 4 per core: {MAX_JOBS} here"
 #: ``verify --partition-bytes``: a range smaller than a line is merely empty
 #: (tests use tiny ones to get many); above 1 GiB a worker's results would be
 #: a large message and a lost worker a large loss.

@@ -25,10 +25,11 @@ from twenty48_replay.errors import (
     Twenty48Error,
 )
 from twenty48_replay.game import GameState
-from twenty48_replay.i18n import _, ngettext, number
+from twenty48_replay.i18n import N_, _, ngettext, number
 from twenty48_replay.rng import seed_key
 
 from .common import DbOption, checked_moves, checked_player, open_store
+from .helptext import formatted
 from .limits import MAX_GAME_ID, MAX_MOVES
 from .output import emit, fail, warn
 from .render import state_text
@@ -81,29 +82,34 @@ def choose_session(
 def play_command(
     game: Annotated[
         int | None,
-        typer.Option("--game", "-g", min=1, max=MAX_GAME_ID, help="Continue this game id."),
+        typer.Option("--game", "-g", min=1, max=MAX_GAME_ID, help=N_("Continue this game id.")),
     ] = None,
-    new: Annotated[bool, typer.Option("--new", help="Start a new game.")] = False,
+    new: Annotated[bool, typer.Option("--new", help=N_("Start a new game."))] = False,
     seed: Annotated[
-        str | None, typer.Option("--seed", help="Start a new game with this seed.")
+        str | None, typer.Option("--seed", help=N_("Start a new game with this seed."))
     ] = None,
     moves: Annotated[
         str | None,
         typer.Option(
             "--moves",
             "-m",
-            help="Apply these moves (letters U D L R) without the UI, storing each; "
-            f"at most {MAX_MOVES:,} letters.",
+            help=formatted(
+                N_(
+                    "Apply these moves (letters U D L R) without the UI, storing each; "
+                    "at most {count} letters."
+                ),
+                count=MAX_MOVES,
+            ),
         ),
     ] = None,
     player: Annotated[
-        str | None, typer.Option("--player", help="Player name for a new game.")
+        str | None, typer.Option("--player", help=N_("Player name for a new game."))
     ] = None,
     server: Annotated[
         str | None,
         typer.Option(
             "--server",
-            help="Play a provably fair game on this score server (twenty48 serve URL).",
+            help=N_("Play a provably fair game on this score server (twenty48 serve URL)."),
             show_default=False,
         ),
     ] = None,
@@ -111,7 +117,7 @@ def play_command(
         str | None,
         typer.Option(
             "--client-seed",
-            help="Your half of a fair game's seed (default: random).",
+            help=N_("Your half of a fair game's seed (default: random)."),
             show_default=False,
         ),
     ] = None,

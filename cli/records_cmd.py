@@ -17,13 +17,13 @@ from twenty48_replay.errors import (
     EXIT_UNUSABLE,
     Twenty48Error,
 )
-from twenty48_replay.i18n import _, number
+from twenty48_replay.i18n import N_, _, number
 from twenty48_replay.sources import expand_paths, location, read_raw
 from twenty48_replay.text import json_text, printable
 
 from .common import DbOption, open_store
+from .helptext import formatted
 from .limits import (
-    JOBS_HELP,
     MAX_FRAME_MS,
     MAX_GIF_FRAMES,
     MAX_JOBS,
@@ -80,20 +80,22 @@ def export_command(
         str | None,
         typer.Argument(
             metavar="ID|FILE",
-            help="A game id, or (for svg/gif/html) a record file.",
+            help=N_("A game id, or (for svg/gif/html) a record file."),
             show_default=False,
         ),
     ] = None,
     all_games: Annotated[
-        bool, typer.Option("--all", help="Export every game, as JSON Lines.")
+        bool, typer.Option("--all", help=N_("Export every game, as JSON Lines."))
     ] = False,
     output: Annotated[
         Path | None,
         typer.Option(
             "--output",
             "-o",
-            help="Write to this file instead of stdout ('-': stdout). Written whole or not at "
-            "all; never over a database file.",
+            help=N_(
+                "Write to this file instead of stdout ('-': stdout). Written whole or not at "
+                "all; never over a database file."
+            ),
         ),
     ] = None,
     fmt: Annotated[
@@ -101,8 +103,10 @@ def export_command(
         typer.Option(
             "--format",
             "-f",
-            help="json: the record; svg: one position; gif: a replay; html: a self-contained "
-            "page that replays and verifies the game in any browser, offline.",
+            help=N_(
+                "json: the record; svg: one position; gif: a replay; html: a self-contained "
+                "page that replays and verifies the game in any browser, offline."
+            ),
         ),
     ] = ExportFormat.JSON,
     at: Annotated[
@@ -111,33 +115,40 @@ def export_command(
             "--at",
             min=MIN_STEP,
             max=MAX_STEP,
-            help="svg: the step to draw (default: the last; negative from the end).",
+            help=N_("svg: the step to draw (default: the last; negative from the end)."),
         ),
     ] = None,
     steps: Annotated[
         str | None,
         typer.Option(
             "--steps",
-            help="gif: a range of steps A:B (like Python slices, e.g. 0:200); "
-            f"at most {MAX_GIF_FRAMES:,} frames.",
+            help=formatted(
+                N_(
+                    "gif: a range of steps A:B (like Python slices, e.g. 0:200); "
+                    "at most {count} frames."
+                ),
+                count=MAX_GIF_FRAMES,
+            ),
         ),
     ] = None,
     frame_ms: Annotated[
         int,
         typer.Option(
-            "--frame-ms", min=MIN_FRAME_MS, max=MAX_FRAME_MS, help="gif: milliseconds per move."
+            "--frame-ms", min=MIN_FRAME_MS, max=MAX_FRAME_MS, help=N_("gif: milliseconds per move.")
         ),
     ] = 120,
     size: Annotated[
-        int, typer.Option("--size", min=MIN_SIZE, max=MAX_SIZE, help="gif: width in pixels.")
+        int, typer.Option("--size", min=MIN_SIZE, max=MAX_SIZE, help=N_("gif: width in pixels."))
     ] = 240,
     trust: Annotated[
         str | None,
         typer.Option(
             "--trust",
             metavar="KEYFILE_OR_URL",
-            help="html: embed this server key (as for verify --trust) so the page also checks "
-            "a fair record's signature.",
+            help=N_(
+                "html: embed this server key (as for verify --trust) so the page also checks "
+                "a fair record's signature."
+            ),
             show_default=False,
         ),
     ] = None,
@@ -312,7 +323,7 @@ def import_command(
         list[str],
         typer.Argument(
             metavar="FILE",
-            help="Record files (.json, .jsonl), directories, - for stdin.",
+            help=N_("Record files (.json, .jsonl), directories, - for stdin."),
         ),
     ],
     jobs: Annotated[
@@ -322,7 +333,13 @@ def import_command(
             "-j",
             min=1,
             max=MAX_JOBS,
-            help=f"Verifying processes (default: all cores but one; {JOBS_HELP}).",
+            help=formatted(
+                N_(
+                    "Verifying processes (default: all cores but one; "
+                    "at most 4 per core: {jobs} here)."
+                ),
+                jobs=MAX_JOBS,
+            ),
         ),
     ] = None,
     db: DbOption = None,

@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 
 from twenty48_replay.errors import EXIT_FAILED
-from twenty48_replay.i18n import _
+from twenty48_replay.i18n import N_, _
 from twenty48_replay.replay import Step
 from twenty48_replay.timeline import Timeline
 
@@ -53,7 +53,9 @@ def step_text(step: Step, last: int) -> str:
 def replay_command(
     target: Annotated[
         str,
-        typer.Argument(metavar="ID|FILE", help="A game id, or a record file (.json, .jsonl, -)."),
+        typer.Argument(
+            metavar="ID|FILE", help=N_("A game id, or a record file (.json, .jsonl, -).")
+        ),
     ],
     at: Annotated[
         int | None,
@@ -61,14 +63,14 @@ def replay_command(
             "--at",
             min=MIN_STEP,
             max=MAX_STEP,
-            help="Print the board at this step (negative: from the end).",
+            help=N_("Print the board at this step (negative: from the end)."),
         ),
     ] = None,
-    frames: Annotated[bool, typer.Option("--frames", help="Print every step.")] = False,
+    frames: Annotated[bool, typer.Option("--frames", help=N_("Print every step."))] = False,
     line: Annotated[
         int | None,
         typer.Option(
-            "--line", min=1, max=MAX_LINE, help="For a .jsonl file: the record on this line."
+            "--line", min=1, max=MAX_LINE, help=N_("For a .jsonl file: the record on this line.")
         ),
     ] = None,
     db: DbOption = None,

@@ -6,30 +6,31 @@ from typing import Annotated
 
 import typer
 
-from twenty48_replay.i18n import _
+from twenty48_replay.i18n import N_, _
 
 from .common import DbOption
 from .output import warn
 
 
 def serve_command(
-    host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="TCP port.")] = 8048,
+    host: Annotated[str, typer.Option("--host", help=N_("Address to listen on."))] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help=N_("TCP port."))] = 8048,
     workers: Annotated[
         int,
         typer.Option(
             "--workers",
             min=1,
             max=64,
-            help="Server processes (several need a PostgreSQL --db to scale).",
+            help=N_("Server processes (several need a PostgreSQL --db to scale)."),
         ),
     ] = 1,
     key: Annotated[
         str | None,
         typer.Option(
             "--key",
-            help="Private key file (PEM, mode 0600), made if missing "
-            "(default: beside the database).",
+            help=N_(
+                "Private key file (PEM, mode 0600), made if missing (default: beside the database)."
+            ),
             show_default=False,
         ),
     ] = None,
@@ -39,8 +40,10 @@ def serve_command(
             "--bot-match-rate",
             min=0.0,
             max=1.0,
-            help="Mark a game as a suspected bot when this share of its moves equals the "
-            "solver's first choice.",
+            help=N_(
+                "Mark a game as a suspected bot when this share of its moves equals the "
+                "solver's first choice."
+            ),
         ),
     ] = 0.9,
     bot_interval_ms: Annotated[
@@ -49,23 +52,25 @@ def serve_command(
             "--bot-interval-ms",
             min=0,
             max=3_600_000,
-            help="... or when its median time between moves is below this (0: off).",
+            help=N_("... or when its median time between moves is below this (0: off)."),
         ),
     ] = 100,
     bot_min_moves: Annotated[
         int,
-        typer.Option("--bot-min-moves", min=1, max=1_000_000, help="Judge only games this long."),
+        typer.Option(
+            "--bot-min-moves", min=1, max=1_000_000, help=N_("Judge only games this long.")
+        ),
     ] = 50,
     analysis_plies: Annotated[
         int,
-        typer.Option("--analysis-plies", min=1, max=4, help="Solver depth of the match rate."),
+        typer.Option("--analysis-plies", min=1, max=4, help=N_("Solver depth of the match rate.")),
     ] = 2,
     analysis: Annotated[
         bool,
-        typer.Option("--analysis/--no-analysis", help="Compute bot signals of finished games."),
+        typer.Option("--analysis/--no-analysis", help=N_("Compute bot signals of finished games.")),
     ] = True,
     access_log: Annotated[
-        bool, typer.Option("--access-log/--no-access-log", help="Log every request.")
+        bool, typer.Option("--access-log/--no-access-log", help=N_("Log every request."))
     ] = True,
     db: DbOption = None,
 ) -> None:

@@ -19,8 +19,8 @@ from twenty48_replay.rng import seed_key
 from twenty48_replay.text import printable
 
 from .common import DbOption, JsonOption, checked_player, open_store
+from .helptext import formatted
 from .limits import (
-    JOBS_HELP,
     MAX_GAME_ID,
     MAX_GAMES,
     MAX_JOBS,
@@ -58,13 +58,13 @@ def parse_board(text: str) -> Board:
 def hint_command(
     game: Annotated[
         int | None,
-        typer.Option("--game", "-g", min=1, max=MAX_GAME_ID, help="A stored game id."),
+        typer.Option("--game", "-g", min=1, max=MAX_GAME_ID, help=N_("A stored game id.")),
     ] = None,
     board: Annotated[
-        str | None, typer.Option("--board", help="A position: '2 2 0 0/0 4 0 0/...'.")
+        str | None, typer.Option("--board", help=N_("A position: '2 2 0 0/0 4 0 0/...'."))
     ] = None,
     record: Annotated[
-        str | None, typer.Option("--record", help="A record file (with --at).")
+        str | None, typer.Option("--record", help=N_("A record file (with --at)."))
     ] = None,
     at: Annotated[
         int | None,
@@ -72,15 +72,17 @@ def hint_command(
             "--at",
             min=MIN_STEP,
             max=MAX_STEP,
-            help="With --record: the step (default: the last; negative from the end).",
+            help=N_("With --record: the step (default: the last; negative from the end)."),
         ),
     ] = None,
     player: Annotated[
         str | None,
         typer.Option(
             "--player",
-            help="Without --game, --board or --record: this player's latest unfinished game "
-            "(default: yours, the OS user name).",
+            help=N_(
+                "Without --game, --board or --record: this player's latest unfinished game "
+                "(default: yours, the OS user name)."
+            ),
             show_default=False,
         ),
     ] = None,
@@ -168,10 +170,11 @@ def _play_one(job: tuple[str, int | None]) -> tuple[str, str, float]:
 
 def autoplay_command(
     seed: Annotated[
-        str | None, typer.Option("--seed", help="Seed of the first game (then SEED-2, SEED-3...).")
+        str | None,
+        typer.Option("--seed", help=N_("Seed of the first game (then SEED-2, SEED-3...).")),
     ] = None,
     games: Annotated[
-        int, typer.Option("--games", "-n", min=1, max=MAX_GAMES, help="How many games.")
+        int, typer.Option("--games", "-n", min=1, max=MAX_GAMES, help=N_("How many games."))
     ] = 1,
     until: Annotated[
         int | None,
@@ -179,7 +182,7 @@ def autoplay_command(
             "--until",
             min=4,
             max=MAX_UNTIL,
-            help="Stop a game when it makes this tile (default: play to the end).",
+            help=N_("Stop a game when it makes this tile (default: play to the end)."),
         ),
     ] = None,
     jobs: Annotated[
@@ -189,7 +192,10 @@ def autoplay_command(
             "-j",
             min=1,
             max=MAX_JOBS,
-            help=f"Games in parallel (default: cores; {JOBS_HELP}).",
+            help=formatted(
+                N_("Games in parallel (default: cores; at most 4 per core: {jobs} here)."),
+                jobs=MAX_JOBS,
+            ),
         ),
     ] = None,
     db: DbOption = None,
@@ -338,7 +344,9 @@ def _summary(rows: list[dict[str, Any]], until: int | None) -> None:
 
 
 def analyze_command(
-    target: Annotated[str, typer.Argument(metavar="ID|FILE", help="A game id, or a record file.")],
+    target: Annotated[
+        str, typer.Argument(metavar="ID|FILE", help=N_("A game id, or a record file."))
+    ],
     jobs: Annotated[
         int | None,
         typer.Option(
@@ -346,11 +354,14 @@ def analyze_command(
             "-j",
             min=1,
             max=MAX_JOBS,
-            help=f"Worker processes (default: cores; {JOBS_HELP}).",
+            help=formatted(
+                N_("Worker processes (default: cores; at most 4 per core: {jobs} here)."),
+                jobs=MAX_JOBS,
+            ),
         ),
     ] = None,
     top: Annotated[
-        int, typer.Option("--top", min=1, max=MAX_TOP, help="How many mistakes to list.")
+        int, typer.Option("--top", min=1, max=MAX_TOP, help=N_("How many mistakes to list."))
     ] = 5,
     db: DbOption = None,
     as_json: JsonOption = False,

@@ -26,7 +26,8 @@ from twenty48_replay.i18n import N_, _, ngettext, number
 from twenty48_replay.sources import RawRecord, expand_paths, location, read_raw
 from twenty48_replay.text import printable
 
-from .limits import JOBS_HELP, MAX_JOBS, MAX_PARTITION_BYTES, MIN_PARTITION_BYTES
+from .helptext import formatted
+from .limits import MAX_JOBS, MAX_PARTITION_BYTES, MIN_PARTITION_BYTES
 from .output import emit, emit_json, warn
 
 if TYPE_CHECKING:
@@ -128,20 +129,24 @@ def verify_command(
         list[str],
         typer.Argument(
             metavar="FILE",
-            help="Record files (.json: one record, .jsonl: one per line), directories, "
-            "- for stdin.",
+            help=N_(
+                "Record files (.json: one record, .jsonl: one per line), directories, - for stdin."
+            ),
         ),
     ],
     quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="Print only invalid and unreadable records.")
+        bool, typer.Option("--quiet", "-q", help=N_("Print only invalid and unreadable records."))
     ] = False,
     trust: Annotated[
         str | None,
         typer.Option(
             "--trust",
             metavar="KEYFILE_OR_URL",
-            help="Check fair records' signatures with this key: a public key file (PEM or the "
-            "server's well-known JSON) or a server URL whose /.well-known/twenty48-key is fetched.",
+            help=N_(
+                "Check fair records' signatures with this key: a public key file (PEM or the "
+                "server's well-known JSON) or a server URL whose /.well-known/twenty48-key "
+                "is fetched."
+            ),
             show_default=False,
         ),
     ] = None,
@@ -152,7 +157,10 @@ def verify_command(
             "-j",
             min=1,
             max=MAX_JOBS,
-            help=f"Worker processes (default: all cores; {JOBS_HELP}).",
+            help=formatted(
+                N_("Worker processes (default: all cores; at most 4 per core: {jobs} here)."),
+                jobs=MAX_JOBS,
+            ),
             show_default=False,
         ),
     ] = None,
@@ -162,8 +170,10 @@ def verify_command(
             "--scheduler",
             metavar="ADDRESS",
             envvar="TWENTY48_SCHEDULER",
-            help="Verify on the Dask cluster of this scheduler (tcp://HOST:8786): its workers "
-            "read the inputs (shared paths or fsspec URLs). Needs the 'cluster' extra.",
+            help=N_(
+                "Verify on the Dask cluster of this scheduler (tcp://HOST:8786): its workers "
+                "read the inputs (shared paths or fsspec URLs). Needs the 'cluster' extra."
+            ),
             show_default=False,
         ),
     ] = None,
@@ -173,12 +183,12 @@ def verify_command(
             "--partition-bytes",
             min=MIN_PARTITION_BYTES,
             max=MAX_PARTITION_BYTES,
-            help="With --scheduler: bytes of JSON Lines per worker task (default 2 MiB).",
+            help=N_("With --scheduler: bytes of JSON Lines per worker task (default 2 MiB)."),
             show_default=False,
         ),
     ] = None,
     as_json: Annotated[
-        bool, typer.Option("--json", help="One JSON object per record on stdout (JSON Lines).")
+        bool, typer.Option("--json", help=N_("One JSON object per record on stdout (JSON Lines)."))
     ] = False,
 ) -> None:
     """Replay records and check their claimed score, max tile and final board.

@@ -7,10 +7,24 @@ Text for people changes with ``--lang`` / ``TWENTY48_LANG``; machine output
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from conftest import EXAMPLES, run_cli
+from typer.main import get_command
+
+from twenty48_replay import i18n
+
+if TYPE_CHECKING:
+    from cli.app import app
+    from cli.helptext import EXAMPLES as HELP_EXAMPLES
+    from cli.helptext import HELP_OPTION_HELP, ROOT_EXAMPLES, translated
+else:
+    from twenty48_cli.app import app
+    from twenty48_cli.helptext import EXAMPLES as HELP_EXAMPLES
+    from twenty48_cli.helptext import HELP_OPTION_HELP, ROOT_EXAMPLES, translated
 
 
 @pytest.mark.parametrize(
@@ -109,3 +123,172 @@ def test_danish_messages_from_the_library_and_the_commands(tmp_path: Path) -> No
     assert over.returncode == 1
     assert "twenty48: fejl: bogstav 2 i --moves (R, som ville være træk 4) afvist" in over.stderr
     assert "det ændrer ikke brættet; trækket før det er gemt" in over.stderr
+
+
+# ---------------------------------------------------------------------- --help
+
+
+COMMANDS = [
+    "play",
+    "replay",
+    "list",
+    "show",
+    "stats",
+    "export",
+    "import",
+    "verify",
+    "hint",
+    "autoplay",
+    "analyze",
+    "check",
+    "where",
+    "serve",
+]
+#: Wide enough that no summary wraps; the words are compared without the boxes.
+WIDE = {"COLUMNS": "200"}
+BOX = str.maketrans({char: " " for char in "│╭╮╰╯─"})
+#: A Danish phrase from each command's summary, and the English summary's start.
+SUMMARIES = {
+    "": ("spil, genafspil og kontrollér spil", "play, replay and verify games"),
+    "play": ("hvert træk gemmes", "every move is saved"),
+    "replay": ("Genafspil et spil trin for trin", "Replay a game step by step"),
+    "list": ("Seneste spil", "Recent games"),
+    "show": ("Ét spil: bræt, point", "One game: board, score"),
+    "stats": ("Bedste point, antal spil", "Best score, games, wins"),
+    "export": ("Skriv spil som v1-protokoller", "Write games as v1 records"),
+    "import": ("Efterprøv protokoller og gem", "Verify records and store"),
+    "verify": ("Genafspil protokoller og kontrollér", "Replay records and check"),
+    "hint": ("Anbefal et træk", "Recommend a move"),
+    "autoplay": ("Lad computeren spille", "Let the solver play"),
+    "analyze": ("Kommentér et spil træk for træk", "Annotate a game move by move"),
+    "check": ("Sammenlign skemaet med vores", "Compare the schema with ours"),
+    "where": ("Vis, hvor databasen ligger", "Print where the database is"),
+    "serve": ("Udbyd fair spil", "Serve fair games"),
+}
+
+
+def words(text: str) -> str:
+    """Help text as one line of words: no boxes, no wrapping."""
+    return " ".join(text.translate(BOX).split())
+
+
+def usage_line(text: str) -> str:
+    return next(line.strip() for line in text.splitlines() if "Usage:" in line)
+
+
+def english_help(command: str) -> str:
+    result = run_cli(*([command] if command else []), "--help", env={**WIDE, "TWENTY48_LANG": "en"})
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def help_texts(command: str) -> tuple[list[str], list[tuple[str, str]]]:
+    """The help texts of ``command`` (the root for ""), and its examples, as defined (English)."""
+    group = get_command(app)
+    target = group if not command else group.commands[command]  # type: ignore[attr-defined]
+    helps = [getattr(param, "help", None) for param in target.params]
+    texts = [target.help or "", *(help for help in helps if help)]
+    pairs = ROOT_EXAMPLES if not command else HELP_EXAMPLES[command]
+    return texts, list(pairs)
+
+
+@pytest.mark.parametrize("how", ["option", "environment", "locale"])
+@pytest.mark.parametrize("command", ["", *COMMANDS])
+def test_every_help_is_danish_in_danish(command: str, how: str) -> None:
+    """Summary, option help, examples and Typer's own words; the usage line as in English."""
+    args = [command] if command else []
+    if how == "option":
+        result = run_cli("--lang", "da", *args, "--help", env={**WIDE, "TWENTY48_LANG": "en"})
+    elif how == "environment":
+        result = run_cli(*args, "--help", env={**WIDE, "TWENTY48_LANG": "da"})
+    else:
+        blank = dict.fromkeys(("TWENTY48_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES"), "")
+        result = run_cli(*args, "--help", env={**WIDE, **blank, "LANG": "da_DK.UTF-8"})
+    assert result.returncode == 0, result.stderr
+    english = english_help(command)
+    assert usage_line(result.stdout) == usage_line(english)
+    text = words(result.stdout)
+    danish, english_summary = SUMMARIES[command]
+    assert danish in text
+    assert english_summary not in text
+    assert english_summary in words(english)
+    assert "Tilvalg" in text
+    assert "Eksempler:" in text
+    assert "Options" not in text
+    assert "Examples:" not in text
+    i18n.set_language("da")
+    try:
+        texts, pairs = help_texts(command)
+        expected = [words(translated(help)) for help in texts]
+        descriptions = [(translated(what), what, line) for what, line in pairs]
+    finally:
+        i18n.set_language("en")
+    for help, in_danish in zip(texts, expected, strict=True):
+        assert in_danish != words(help), help
+        assert in_danish in text, in_danish
+        assert words(help) not in text, help
+    for in_danish, what, line in descriptions:
+        assert f"{in_danish}: {line}" in text
+        assert f"{what}:" not in text
+
+
+def test_english_help_is_the_same_with_lang_en_and_without() -> None:
+    for command in ["", "verify", "stats"]:
+        args = [command] if command else []
+        default = run_cli(*args, "--help", env={**WIDE, "TWENTY48_LANG": "", "LANGUAGE": "C"})
+        explicit = run_cli("--lang", "en", *args, "--help", env=WIDE)
+        assert default.returncode == explicit.returncode == 0
+        assert default.stdout == explicit.stdout
+        assert "Examples:" in default.stdout
+
+
+def test_every_help_text_and_example_has_a_danish_text() -> None:
+    """A help text added without N_ (or not yet translated) would print in English."""
+    i18n.set_language("da")
+    try:
+        untranslated = [
+            text
+            for command in ["", *COMMANDS]
+            for text in [
+                *help_texts(command)[0],
+                *(what for what, _line in help_texts(command)[1]),
+            ]
+            if translated(text) == text
+        ]
+        assert translated(HELP_OPTION_HELP) == "Vis denne besked og afslut."
+    finally:
+        i18n.set_language("en")
+    assert untranslated == []
+
+
+def test_danish_counts_and_decimals_in_summaries(tmp_path: Path) -> None:
+    """'gyldige: 1' (not '1 gyldige'), and the average with a decimal comma."""
+    valid, tampered = str(EXAMPLES / "valid.json"), str(EXAMPLES / "tampered-score.json")
+    da = {"TWENTY48_LANG": "da"}
+    checked = run_cli("verify", valid, tampered, env=da)
+    assert checked.returncode == 1
+    summary = checked.stderr.splitlines()[-1]
+    assert summary.startswith("2 protokoller: gyldige: 1, ugyldige: 1, ulæselige: 0 · "), summary
+    db = str(tmp_path / "games.sqlite3")
+    imported = run_cli("import", "--db", db, valid, tampered, env=da)
+    assert "importeret: 1, dubletter sprunget over: 0, ugyldige: 1, ulæselige: 0" in imported.stderr
+    stats = {
+        lang: run_cli("stats", "--db", db, env={"TWENTY48_LANG": lang}) for lang in ("en", "da")
+    }
+    assert re.search(r"^average +7008\.0$", stats["en"].stdout, re.MULTILINE), stats["en"].stdout
+    assert re.search(r"^gennemsnit +7008,0$", stats["da"].stdout, re.MULTILINE), stats["da"].stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--help", "--lang", "da"], ["--help", "--lang=da"], ["--lang=da", "-h"]],
+    ids=["help-first", "help-first-equals", "equals"],
+)
+def test_the_root_help_is_danish_whatever_the_order(args: list[str]) -> None:
+    """Click handles eager options in command-line order; the language still comes first."""
+    result = run_cli(*args, env={**WIDE, "TWENTY48_LANG": "en"})
+    assert result.returncode == 0, result.stderr
+    text = words(result.stdout)
+    assert "spil, genafspil og kontrollér spil" in text
+    assert "Kommandoer" in text
+    assert "play, replay and verify games" not in text

@@ -117,6 +117,15 @@ def number(value: int) -> str:
     return text.replace(",", ".") if current_language() == DANISH else text
 
 
+def decimal(value: float, places: int = 1) -> str:
+    """``value`` rounded to ``places`` decimals with the language's decimal mark: 8.0 or 8,0.
+
+    No thousands separator, so English reads as it always has (``f"{x:.1f}"``).
+    """
+    text = f"{value:.{places}f}"
+    return text.replace(".", ",") if current_language() == DANISH else text
+
+
 __all__ = [
     "DANISH",
     "ENGLISH",
@@ -124,6 +133,7 @@ __all__ = [
     "N_",
     "_",
     "current_language",
+    "decimal",
     "language_from_environment",
     "ngettext",
     "number",
