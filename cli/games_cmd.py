@@ -17,10 +17,21 @@ from .render import board_text, summary_line
 
 #: The words of a game's state (GameInfo.state_label, also in JSON as they are),
 #: marked here for translation where they are shown to people.
-STATE_WORDS = (N_("playing"), N_("won"), N_("over"), N_("damaged"))
+STATE_WORDS = (N_("playing"), N_("won"), N_("over"), N_("damaged"), N_("ended"))
 
 if TYPE_CHECKING:
     from twenty48_replay.store import GameInfo
+
+
+def shown_state(info: GameInfo) -> str:
+    """The state as people read it: a signed record ended before game over is "ended".
+
+    JSON keeps ``state_label`` ("playing") and adds ``sealed``, as it always has; but
+    "playing" would tell a person the game can go on, and a sealed game takes no move.
+    """
+    if info.sealed and info.state_label == "playing":
+        return "ended"
+    return info.state_label
 
 StateFilter = Literal["all", "unfinished", "over", "won"]
 #: The widest player name ``list`` shows in full (longer names end in "...").
@@ -83,7 +94,7 @@ def list_command(
         f"{heading['score']:>8}  {heading['max']:>6}  {heading['moves']:>6}  " + _("state")
     )
     for g, name in zip(games, players, strict=True):
-        label = _(g.state_label) + "".join(
+        label = _(shown_state(g)) + "".join(
             f" ({_(flag)})"
             for flag, on in ((N_("assisted"), g.assisted), (N_("signed"), g.sealed))
             if on
@@ -116,7 +127,7 @@ def show_command(
             {"id": info.id, "state": info.state_label, "sealed": info.sealed, **record.to_dict()}
         )
         return
-    flags = [info.state_label] + ([N_("assisted")] if info.assisted else [])
+    flags = [shown_state(info)] + ([N_("assisted")] if info.assisted else [])
     if info.sealed:
         flags.append(N_("signed fair-play record"))
     player = printable(info.player) if info.player else "-"

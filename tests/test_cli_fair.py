@@ -327,6 +327,24 @@ def test_slow_drip_server_is_given_up_after_the_fetch_timeout(
     assert time.monotonic() - started < 40
 
 
+def test_a_signed_record_ended_early_reads_as_ended_not_playing(cli: Any, tmp_path: Path) -> None:
+    """People read "ended" for a sealed game (it takes no move); JSON keeps its fields;
+    ``list --state unfinished`` holds only games that can still be played."""
+    db = str(tmp_path / "t.sqlite3")
+    assert cli("import", "--db", db, str(RECORD)).returncode == 0
+    assert cli("play", "--db", db, "--seed", "x", "--moves", "L").returncode == 0
+    rows = cli("list", "--db", db).stdout.splitlines()
+    assert rows[-1].endswith("ended (signed)"), rows
+    assert "playing" in rows[-2], rows
+    assert "ended" in cli("show", "1", "--db", db).stdout.splitlines()[2]
+    shown = json.loads(cli("show", "--json", "1", "--db", db).stdout)
+    assert (shown["state"], shown["sealed"]) == ("playing", True)
+    unfinished = cli("list", "--json", "--state", "unfinished", "--db", db).stdout
+    assert [json.loads(line)["id"] for line in unfinished.splitlines()] == [2]
+    danish = cli("--lang", "da", "list", "--db", db).stdout.splitlines()
+    assert danish[-1].endswith("afsluttet (underskrevet)"), danish
+
+
 def test_a_signed_record_kept_locally_is_sealed(cli: Any, tmp_path: Path) -> None:
     """A fair game ended before game over is never resumed and takes no local move, so its
     signature stays good; list and show label it (a new key, the old ones unchanged)."""

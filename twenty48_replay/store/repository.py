@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import hashlib
+import itertools
 from collections import Counter
 from typing import Any, Final, Literal
 
@@ -322,7 +323,16 @@ def list_games(
     """Games, most recently played first, filtered."""
     query = _games_query().order_by(games.c.updated_ms.desc(), games.c.id.desc())
     if state == "unfinished":
+        # Not over and not sealed: the games that can still be played.  Sealed
+        # games are told apart by their checked metadata, so the limit is applied
+        # after that filter.
         query = query.where(games.c.over.is_(False))
+        if player is not None:
+            query = query.where(games.c.player == player)
+        if seed is not None:
+            query = query.where(games.c.seed == seed)
+        playable = (info for info in map(_info, connection.execute(query)) if not info.sealed)
+        return list(itertools.islice(playable, limit))
     elif state == "over":
         query = query.where(games.c.over.is_(True))
     elif state == "won":
