@@ -33,6 +33,7 @@ def shown_state(info: GameInfo) -> str:
         return "ended"
     return info.state_label
 
+
 StateFilter = Literal["all", "unfinished", "over", "won"]
 #: The widest player name ``list`` shows in full (longer names end in "...").
 PLAYER_WIDTH = 16
