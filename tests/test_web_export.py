@@ -485,3 +485,24 @@ def test_page_fits_the_screen(
             " return t.width <= b.width && t.height <= b.height; }"
         )
         assert text_box, cell.text_content()
+
+
+def _verdict_colours(page: BrowserPage) -> tuple[str, str]:
+    colours: list[str] = page.page.evaluate(
+        "[getComputedStyle(document.querySelector('#verdict')).borderLeftColor,"
+        " getComputedStyle(document.querySelector('#verdict .t48-mark')).color]"
+    )
+    return colours[0], colours[1]
+
+
+def test_a_verified_verdict_is_green_and_a_false_one_red(
+    browser_page: BrowserPage, tmp_path: Path
+) -> None:
+    """A yellow bar (the 2048 tile) read as a warning in a new-user trial: valid is green."""
+    browser_page.open(export_html(EXAMPLES / "valid.json", tmp_path / "ok.html"))
+    assert browser_page.verdict()["valid"] == "true"
+    assert _verdict_colours(browser_page) == ("rgb(46, 125, 50)", "rgb(46, 125, 50)")
+    bad = export_html(EXAMPLES / "tampered-score.json", tmp_path / "bad.html", expect=1)
+    browser_page.open(bad)
+    assert browser_page.verdict()["valid"] == "false"
+    assert _verdict_colours(browser_page) == ("rgb(246, 94, 59)", "rgb(246, 94, 59)")

@@ -24,6 +24,9 @@ SCORE_LABEL: Final = "#eee4da"
 SCORE_VALUE: Final = "#ffffff"
 #: The original's button colour: the move arrow and the ring round a new tile.
 ACCENT: Final = "#8f7a66"
+#: A verified record: a green that reads as "passed" (the 2048 tile's yellow read as a
+#: warning), dark enough for a 4.5:1 contrast with light text and as a side bar.
+VERIFIED: Final = "#2e7d32"
 
 TILE_BACKGROUNDS: Final[dict[int, str]] = {
     2: "#eee4da",

@@ -35,8 +35,8 @@ def palette_css() -> str:
         "score-label": style.SCORE_LABEL,
         "score-value": style.SCORE_VALUE,
         "accent": style.ACCENT,
-        # Verdict colours: the 2048 tile for a verified game, the 64 tile for a false one.
-        "ok": style.TILE_BACKGROUNDS[2048],
+        # Verdict colours: green for a verified game, the 64 tile (red) for a false one.
+        "ok": style.VERIFIED,
         "bad": style.TILE_BACKGROUNDS[64],
         "gap-ratio": _ratio(style.GAP / style.BOARD_SIZE),
         "board-radius-ratio": _ratio(style.BOARD_RADIUS / style.BOARD_SIZE),
