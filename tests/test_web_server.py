@@ -394,8 +394,15 @@ def test_game_page_shows_a_verified_verdict(
     assert verdict["max_tile"] == str(record["max_tile"])
     assert browser_page.errors == []
     assert browser_page.requests == [f"{web_server.url}/games/{game.id}"]
-    # The served page links back to the server's pages.
+    # The served page links back to the server's pages, at the top, above the heading
+    # (a line at the end went unnoticed in a new-user trial).
     page = browser_page.page
+    nav = page.locator("nav.t48-site-nav").bounding_box()
+    heading = page.locator(".t48-heading").bounding_box()
+    assert nav is not None
+    assert heading is not None
+    assert nav["y"] + nav["height"] <= heading["y"]
+    assert nav["y"] < 60
     assert page.locator('a[href="/leaderboard"]').text_content() == "Leaderboard"
     page.click('a[href="/"]')
     page.wait_for_selector("#game[data-state=idle]")

@@ -134,12 +134,17 @@ def served_replay(record_text: str, public_key: bytes) -> tuple[str, tuple[tuple
     return html, tuple(csp.inline_policy(html).items())
 
 
-#: Links back to the server's pages, added at the end of the replay page's main element
-#: (constant markup styled by the page's own footer class; the exported file has none).
+#: Navigation back to the server's pages, put at the top of the replay page's main
+#: element where a reader looks first (a line at the end went unnoticed in a new-user
+#: trial).  Constant markup styled by the page's own ``t48-site-nav`` rule; the exported
+#: file has none.
 SERVER_LINKS: Final = (
-    '<p class="t48-footer"><a href="/">Play a fair game</a> · '
-    '<a href="/leaderboard">Leaderboard</a></p>\n'
+    '<nav class="t48-site-nav" aria-label="site"><a href="/">Play a fair game</a>'
+    '<a href="/leaderboard">Leaderboard</a></nav>\n'
 )
+
+#: The opening tag of the replay page's main element (see ``web/page.py``).
+_MAIN_OPEN: Final = '<main class="t48-page" id="t48-page">\n'
 
 
 def replay_document(record_text: str, public_key: bytes) -> str:
@@ -147,6 +152,9 @@ def replay_document(record_text: str, public_key: bytes) -> str:
     from twenty48_replay.web import page  # the page builder and its bundle load on first use
 
     html = page.replay_page(record_text, trusted_key=public_key)
-    # The record is embedded with "<" escaped, so the first "</main>" is the element's end.
-    end = html.find("</main>")
-    return html if end < 0 else html[:end] + SERVER_LINKS + html[end:]
+    # The shell's markup comes before the embedded record, so the first match is the element.
+    start = html.find(_MAIN_OPEN)
+    if start < 0:
+        return html
+    cut = start + len(_MAIN_OPEN)
+    return html[:cut] + SERVER_LINKS + html[cut:]
