@@ -23,6 +23,7 @@ from twenty48_replay.board import Board, Direction
 from twenty48_replay.client import Client, RemoteGame
 from twenty48_replay.record import Record
 from twenty48_replay.replay import verify
+from twenty48_replay.server import error_page
 from twenty48_replay.signing import TrustedKey
 
 if TYPE_CHECKING:
@@ -575,3 +576,66 @@ def test_screenshots_of_the_pages(
             width = page.evaluate("() => document.documentElement.scrollWidth")
             assert width <= page.viewport_size["width"], (name, label, width)  # type: ignore[index]
         assert browser_page.errors == []
+
+
+BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+
+
+def test_browsers_get_refusals_as_an_html_page(web_server: ServerProcess) -> None:
+    """Raw JSON in a browser left a new-user trial stranded: pages refuse in HTML."""
+    client = Client(web_server.url)
+    pending = RemoteGame(client, "pending-html")
+    cases = [
+        ("/games/99999", 404, "No game with id 99999"),
+        (f"/games/{pending.id}", 409, "not finished"),
+        ("/no/such/page", 404, "Not Found"),
+        ("/static/nothing.css", 404, "No such file"),
+    ]
+    for path, status, reason in cases:
+        got, headers, body = get(web_server, path, Accept=BROWSER_ACCEPT)
+        assert got == status, path
+        assert headers["content-type"].startswith("text/html"), path
+        policy = headers["content-security-policy"]
+        assert "script-src 'none'" in policy, path
+        assert "default-src 'none'" in policy, path
+        text = body.decode("utf-8")
+        assert f'data-status="{status}"' in text, path
+        assert reason in text, path
+        assert 'href="/"' in text, path
+        assert 'href="/leaderboard"' in text, path
+        assert "<script" not in text, path
+        # The same refusal asked for as JSON (or by a client naming no HTML) stays JSON.
+        for accept in ("application/json", "*/*"):
+            got, headers, body = get(web_server, path, Accept=accept)
+            assert got == status, (path, accept)
+            assert headers["content-type"].startswith("application/json"), (path, accept)
+            assert isinstance(json.loads(body)["error"], str)
+    # API routes answer JSON even to a browser.
+    for path in ("/api/games/99999", "/api/nothing"):
+        got, headers, body = get(web_server, path, Accept=BROWSER_ACCEPT)
+        assert got == 404, path
+        assert headers["content-type"].startswith("application/json"), path
+        assert isinstance(json.loads(body)["error"], str)
+    client.close()
+
+
+def test_the_error_page_escapes_its_reason() -> None:
+    text = error_page.render(404, '<img src=x onerror="alert(1)"> & </main>')
+    assert "<img" not in text
+    assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt; &amp; &lt;/main&gt;" in text
+    assert text.count("</main>") == 1
+
+
+def test_an_unknown_game_page_in_the_browser_leads_back(
+    web_server: ServerProcess, browser_page: BrowserPage
+) -> None:
+    page = browser_page.page
+    browser_page.open(web_server.url + "/games/424242")
+    assert page.locator("h1").text_content() == "404 Not Found"
+    assert page.locator("#error-reason").text_content() == "No game with id 424242"
+    assert page.locator("header.site nav a").all_text_contents() == ["Play", "Leaderboard"]
+    page.click('main a[href="/leaderboard"]')
+    page.wait_for_selector("#leaderboard[data-state=ready]")
+    # The only console message is the browser noting the page's own 404 status
+    # (no blocked stylesheet or icon: the page's policy allows what it loads).
+    assert [e for e in browser_page.errors if "status of 404" not in e] == []

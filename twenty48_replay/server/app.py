@@ -29,7 +29,7 @@ from twenty48_replay import fair
 from twenty48_replay.errors import RecordError
 from twenty48_replay.record import MAX_INPUT_BYTES, Record
 from twenty48_replay.replay import verify
-from twenty48_replay.server import entries, jobs, pages, parsing
+from twenty48_replay.server import entries, error_page, jobs, pages, parsing
 from twenty48_replay.server.api_errors import ApiError, not_found
 from twenty48_replay.server.bots import Analyzer, suspected_bot
 from twenty48_replay.server.config import ServerConfig, key_path
@@ -140,9 +140,11 @@ def create_app(config: ServerConfig | None = None) -> MovesFastPath:
     return MovesFastPath(starlette, lambda: holder["server"].writer)
 
 
-async def http_error(_request: Request, exc: Exception) -> Response:
-    """Starlette's own refusals (unknown path, wrong method) as JSON."""
+async def http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own refusals (unknown path, wrong method): JSON, or a page for a browser."""
     assert isinstance(exc, HTTPException)
+    if error_page.wants_html(request):
+        return error_page.response(exc.status_code, str(exc.detail))
     return error_response(exc.status_code, str(exc.detail))
 
 

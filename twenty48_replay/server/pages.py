@@ -9,7 +9,8 @@ key.  Nothing here reveals more than the API does: an unfinished game has
 no replay page (its record, and the server seed in it, do not exist yet).
 
 Refusals are the API's (``{"error": reason}`` with a 4xx), so a bad id or
-an unknown file is a 404 like any unknown path.
+an unknown file is a 404 like any unknown path; a browser (``Accept`` naming
+HTML) gets the same status as a small HTML page (:mod:`.error_page`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from twenty48_replay.server import csp, parsing, shells
+from twenty48_replay.server import csp, error_page, parsing, shells
 from twenty48_replay.server.api_errors import ApiError, not_found
 from twenty48_replay.server.assets import AssetIndex, etag_matches
 from twenty48_replay.store import fair_games as fair_store
@@ -67,6 +68,20 @@ def wants_json(request: Request) -> bool:
     return "application/json" in accept and "text/html" not in accept
 
 
+def html_errors(handler: PageHandler) -> PageHandler:
+    """``handler`` whose refusals a browser sees as an HTML page; other clients get the JSON."""
+
+    async def guarded(request: Request, server: Server) -> Response:
+        try:
+            return await handler(request, server)
+        except ApiError as refusal:
+            if not error_page.wants_html(request):
+                raise
+            return error_page.response(refusal.status, refusal.reason)
+
+    return guarded
+
+
 def routes(wrap: Wrap, json_index: PageHandler) -> list[Route]:
     """The page routes; ``wrap`` is the app's error boundary, ``json_index`` the API's ``/``."""
     index = AssetIndex()
@@ -85,12 +100,15 @@ def routes(wrap: Wrap, json_index: PageHandler) -> list[Route]:
     async def static_file(request: Request, _server: Server) -> Response:
         return _asset(request, index, "static")
 
+    def page(handler: PageHandler) -> Callable[[Request], Awaitable[Response]]:
+        return wrap(html_errors(handler))
+
     return [
-        Route("/", wrap(play), methods=["GET"]),
-        Route("/leaderboard", wrap(leaderboard), methods=["GET"]),
-        Route("/games/{id}", wrap(game_page), methods=["GET"]),
-        Route("/static/js/{name}", wrap(js_file), methods=["GET"]),
-        Route("/static/{name}", wrap(static_file), methods=["GET"]),
+        Route("/", page(play), methods=["GET"]),
+        Route("/leaderboard", page(leaderboard), methods=["GET"]),
+        Route("/games/{id}", page(game_page), methods=["GET"]),
+        Route("/static/js/{name}", page(js_file), methods=["GET"]),
+        Route("/static/{name}", page(static_file), methods=["GET"]),
     ]
 
 
