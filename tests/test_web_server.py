@@ -588,7 +588,7 @@ def test_browsers_get_refusals_as_an_html_page(web_server: ServerProcess) -> Non
     cases = [
         ("/games/99999", 404, "No game with id 99999"),
         (f"/games/{pending.id}", 409, "not finished"),
-        ("/no/such/page", 404, "Not Found"),
+        ("/no/such/page", 404, "There is no page at this address."),
         ("/static/nothing.css", 404, "No such file"),
     ]
     for path, status, reason in cases:

@@ -66,11 +66,18 @@ def _title(status: int) -> str:
     return f"{status} {phrase}"
 
 
+#: Said instead of a reason that only repeats the status phrase (Starlette's "Not Found").
+_PLAIN: Final = {404: "There is no page at this address.", 405: "This page cannot be asked for so."}
+
+
 def render(status: int, reason: str) -> str:
     """The page's HTML: everything variable is escaped."""
+    title = _title(status)
+    if reason.strip().lower() == title.split(" ", 1)[1].lower():
+        reason = _PLAIN.get(status, "")
     return _PAGE.format(
         status=status,
-        title=html.escape(_title(status)),
+        title=html.escape(title),
         reason=html.escape(reason[:1].upper() + reason[1:] if reason else ""),
     )
 
