@@ -319,7 +319,7 @@ def test_errors_stay_english_in_str_and_read_in_danish_when_translated() -> None
         assert [str(error) for error in errors] == english
         danish = [error.translated() for error in errors]
         assert danish == [
-            "spil 3 er ændret af en anden proces: ventede at skrive træk 5 (det har 5 træk nu); "
+            "spil 3 er ændret af en anden proces: forventede at skrive træk 5 (det har 5 træk nu); "
             "genindlæs det, og prøv igen",
             "intet spil med id 9",
             "træk 2 (L) er ikke et gyldigt træk: spillet er slut",
