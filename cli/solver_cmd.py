@@ -14,7 +14,7 @@ import typer
 
 from twenty48_replay.board import Board, Direction
 from twenty48_replay.errors import RecordError, Twenty48Error
-from twenty48_replay.i18n import N_, _, ngettext
+from twenty48_replay.i18n import N_, _, decimal, ngettext
 from twenty48_replay.rng import seed_key
 from twenty48_replay.text import printable
 
@@ -244,16 +244,21 @@ def _autoplay_live(store: Any, seed: str, until: int | None) -> dict[str, Any]:
             state = session.state
             if until is not None and state.max_tile >= until:
                 break
-            best, _ = best_move(state.board)
+            best, _values = best_move(state.board)
             if best is None:
                 break
             session.play(best)
             elapsed = time.perf_counter() - start
             live.update(
                 Text(
-                    f"game {session.id}  seed {printable(seed)}\n"
+                    _("game {id}  seed {seed}").format(id=session.id, seed=printable(seed))
+                    + "\n"
                     + summary_line(session.state.score, session.state.moves, session.state.max_tile)
-                    + f" · {session.state.moves / max(elapsed, 1e-9):.1f} moves/s\n"
+                    + " · "
+                    + _("{rate} moves/s").format(
+                        rate=decimal(session.state.moves / max(elapsed, 1e-9))
+                    )
+                    + "\n"
                     + board_text(session.state.board)
                 )
             )

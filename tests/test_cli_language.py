@@ -292,3 +292,15 @@ def test_the_root_help_is_danish_whatever_the_order(args: list[str]) -> None:
     assert "spil, genafspil og kontrollér spil" in text
     assert "Kommandoer" in text
     assert "play, replay and verify games" not in text
+
+
+def test_a_stored_games_label_is_danish(tmp_path: Path) -> None:
+    """``replay 1`` names the stored game 'spil 1' in Danish (it is never machine output)."""
+    db = str(tmp_path / "games.sqlite3")
+    assert run_cli("import", "--db", db, str(EXAMPLES / "valid.json")).returncode == 0
+    english = run_cli("replay", "--db", db, "1", "--at", "99999")
+    danish = run_cli("replay", "--db", db, "1", "--at", "99999", env={"TWENTY48_LANG": "da"})
+    assert english.returncode == danish.returncode != 0
+    assert "game 1: " in english.stderr
+    assert "spil 1: " in danish.stderr, danish.stderr
+    assert "game 1" not in danish.stderr
