@@ -14,7 +14,7 @@ import typer
 
 from twenty48_replay.board import Board, Direction
 from twenty48_replay.errors import RecordError, Twenty48Error
-from twenty48_replay.i18n import N_, _, ngettext
+from twenty48_replay.i18n import DANISH, N_, _, current_language, decimal, ngettext
 from twenty48_replay.rng import seed_key
 from twenty48_replay.text import printable
 
@@ -142,6 +142,14 @@ def hint_command(
         loaded.finish()
 
 
+def _grouped(value: float) -> str:
+    """``value`` with one decimal and thousands grouped, in the language's marks."""
+    text = f"{value:,.1f}"
+    if current_language() == DANISH:
+        text = text.replace(",", "_").replace(".", ",").replace("_", ".")
+    return text
+
+
 def _hint_report(
     label: str, position: Board, best: Direction | None, values: dict[Direction, float]
 ) -> None:
@@ -156,8 +164,13 @@ def _hint_report(
     emit(_("best move: {move}").format(move=_(ARROWS[best.letter])))
     top = values[best]
     for direction, value in sorted(values.items(), key=lambda kv: -kv[1]):
-        gap = "" if direction is best else f"  ({100 * (value - top) / abs(top or 1):+.2f}%)"
-        emit(f"  {_(ARROWS[direction.letter]):10} {value:14,.1f}{gap}")
+        change = 100 * (value - top) / abs(top or 1)
+        gap = (
+            ""
+            if direction is best
+            else f"  ({'+' if change >= 0 else '-'}{decimal(abs(change), 2)}%)"
+        )
+        emit(f"  {_(ARROWS[direction.letter]):10} {_grouped(value):>14}{gap}")
 
 
 def _play_one(job: tuple[str, int | None]) -> tuple[str, str, float]:
@@ -244,16 +257,21 @@ def _autoplay_live(store: Any, seed: str, until: int | None) -> dict[str, Any]:
             state = session.state
             if until is not None and state.max_tile >= until:
                 break
-            best, _ = best_move(state.board)
+            best, _values = best_move(state.board)
             if best is None:
                 break
             session.play(best)
             elapsed = time.perf_counter() - start
             live.update(
                 Text(
-                    f"game {session.id}  seed {printable(seed)}\n"
+                    _("game {id}  seed {seed}").format(id=session.id, seed=printable(seed))
+                    + "\n"
                     + summary_line(session.state.score, session.state.moves, session.state.max_tile)
-                    + f" · {session.state.moves / max(elapsed, 1e-9):.1f} moves/s\n"
+                    + " · "
+                    + _("{rate} moves/s").format(
+                        rate=decimal(session.state.moves / max(elapsed, 1e-9))
+                    )
+                    + "\n"
                     + board_text(session.state.board)
                 )
             )
@@ -328,8 +346,8 @@ def _summary(rows: list[dict[str, Any]], until: int | None) -> None:
             str(r["score"]),
             str(r["max_tile"]),
             str(r["moves"]),
-            f"{r['seconds']:.1f}",
-            f"{r['moves_per_second']:.1f}",
+            decimal(r["seconds"]),
+            decimal(r["moves_per_second"]),
         )
     console = Console()
     console.print(table)
@@ -418,7 +436,7 @@ def _report(analysis: Analysis, label: str, top: int) -> None:
     )
     emit(
         _("Accuracy: {percent} of moves matched the solver's choice").format(
-            percent=f"{analysis.accuracy:.1f}%"
+            percent=f"{decimal(analysis.accuracy)}%"
         )
     )
     emit("")
@@ -435,7 +453,7 @@ def _report(analysis: Analysis, label: str, top: int) -> None:
                     number=a.number,
                     played=_(ARROWS[a.played.letter]),
                     best=_(ARROWS[a.best.letter]),
-                    loss=f"{100 * a.relative_loss:.2f}",
+                    loss=decimal(100 * a.relative_loss, 2),
                     cells=cells,
                 )
             )

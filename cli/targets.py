@@ -67,7 +67,9 @@ def load_target(target: str, db: str | None, index: int | None = None) -> tuple[
     number = stored_game(target)
     if number is not None:
         with open_store(db) as store:
-            return store.export_record(number), f"game {number}"
+            # The label is only ever shown to people (headers, error lines), never
+            # put into --json output, so it reads in the chosen language.
+            return store.export_record(number), _("game {id}").format(id=number)
     for item in read_records(target):
         if index is not None and item.index != index:
             continue

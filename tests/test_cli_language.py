@@ -292,3 +292,26 @@ def test_the_root_help_is_danish_whatever_the_order(args: list[str]) -> None:
     assert "spil, genafspil og kontrollér spil" in text
     assert "Kommandoer" in text
     assert "play, replay and verify games" not in text
+
+
+def test_a_stored_games_label_is_danish(tmp_path: Path) -> None:
+    """``replay 1`` names the stored game 'spil 1' in Danish (it is never machine output)."""
+    db = str(tmp_path / "games.sqlite3")
+    assert run_cli("import", "--db", db, str(EXAMPLES / "valid.json")).returncode == 0
+    english = run_cli("replay", "--db", db, "1", "--at", "99999")
+    danish = run_cli("replay", "--db", db, "1", "--at", "99999", env={"TWENTY48_LANG": "da"})
+    assert english.returncode == danish.returncode != 0
+    assert "game 1: " in english.stderr
+    assert "spil 1: " in danish.stderr, danish.stderr
+    assert "game 1" not in danish.stderr
+
+
+def test_hint_values_use_danish_marks() -> None:
+    """hint's expected values and gaps read 1.234,5 and -1,25% in Danish; English unchanged."""
+    board = "2 2 0 0/0 4 0 0/0 0 0 0/0 0 0 2"
+    english = run_cli("hint", "--board", board)
+    danish = run_cli("hint", "--board", board, env={"TWENTY48_LANG": "da"})
+    assert english.returncode == danish.returncode == 0, danish.stderr
+    assert re.search(r"\d\.\d\b", english.stdout), english.stdout
+    assert re.search(r"\d,\d\b", danish.stdout), danish.stdout
+    assert not re.search(r"\d\.\d%", danish.stdout), danish.stdout

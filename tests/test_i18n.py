@@ -319,7 +319,7 @@ def test_errors_stay_english_in_str_and_read_in_danish_when_translated() -> None
         assert [str(error) for error in errors] == english
         danish = [error.translated() for error in errors]
         assert danish == [
-            "spil 3 er ændret af en anden proces: ventede at skrive træk 5 (det har 5 træk nu); "
+            "spil 3 er ændret af en anden proces: forventede at skrive træk 5 (det har 5 træk nu); "
             "genindlæs det, og prøv igen",
             "intet spil med id 9",
             "træk 2 (L) er ikke et gyldigt træk: spillet er slut",
@@ -327,3 +327,21 @@ def test_errors_stay_english_in_str_and_read_in_danish_when_translated() -> None
     finally:
         i18n.set_language("en")
     assert [error.translated() for error in errors] == english
+
+
+def test_danish_wording_reads_naturally() -> None:
+    """Reviewed phrasings: what a sealed game refuses, check's verdict, what escape closes."""
+    from twenty48_replay.errors import SealedGameError
+
+    try:
+        i18n.set_language("da")
+        assert SealedGameError(4).translated() == (
+            "spil 4 er en underskrevet fair-play-protokol; der kan ikke spilles flere træk i det"
+        )
+        assert i18n._("healthy") == "i orden"
+        assert i18n._("[dim]escape, ? or q closes this[/dim]").endswith("lukker hjælpen[/dim]")
+        assert i18n._("[dim]↑ ↓ scroll · escape, r or q closes this[/dim]").endswith(
+            "lukker reglerne[/dim]"
+        )
+    finally:
+        i18n.set_language("en")

@@ -278,3 +278,27 @@ def test_empty_cells_and_small_tiles_stay_distinct_in_few_colours(
             assert len(set(colours.values())) == 4, colours
 
         run_app(app, (80, 24), scenario)
+
+
+@BOTH
+def test_the_changed_elsewhere_status_line_is_whole_at_80_columns(
+    tmp_path: Path, language: str
+) -> None:
+    """After a conflict the status line names what a move key offers, and none of it is cut."""
+    with Store(str(tmp_path / "games.sqlite3")) as store:
+        session = store.new_game("tui-1")
+        elsewhere = store.open_game(session.id)
+        played = next(d for d in Direction if d in elsewhere.state.board.valid_directions())
+        elsewhere.play(played)
+        app = PlayApp(store, session)
+        want = _("this game changed elsewhere: press a move key for Reload / New game / Quit")
+
+        async def scenario(pilot: Pilot[Any]) -> None:
+            await pilot.press({"L": "left", "R": "right", "U": "up", "D": "down"}[played.letter])
+            await pilot.pause()
+            await pilot.press("escape")
+            await pilot.pause()
+            lines = screen_lines(app)
+            assert any(want in line for line in lines), "\n".join(lines)
+
+        run_app(app, (80, 24), scenario)

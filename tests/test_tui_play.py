@@ -335,7 +335,9 @@ def test_conflict_stops_moves_for_that_game(store: Store) -> None:
         await pilot.press("left")
         await pilot.pause()
         assert isinstance(app.screen, ConflictScreen)
-        assert "changed by another process" in text_of(app.screen, "#conflict-text")
+        text = text_of(app.screen, "#conflict-text")
+        assert f"Game {session.id} now has 1 move in the store; this screen shows 0." in text
+        assert "expected to write" not in text
         await pilot.press("escape")
         await pilot.pause()
         await pilot.press("up", "down", "right")
@@ -448,7 +450,9 @@ def test_a_move_from_another_process_can_be_reloaded(store: Store, tmp_path: Pat
         assert app.game_screen.locked
         await pilot.press("escape")
         await pilot.pause()
-        assert "reload" in text_of(app.game_screen, "#status")
+        assert "press a move key for Reload / New game / Quit" in text_of(
+            app.game_screen, "#status"
+        )
         await pilot.press("left")  # a move key while locked offers the choices again
         await pilot.pause()
         assert isinstance(app.screen, ConflictScreen)

@@ -238,7 +238,7 @@ class GameScreen(Responsive, Screen[None]):
     def standing_note(self) -> str:
         """What the status line says when there is no fresher message."""
         if self.locked:
-            return _("this game changed elsewhere: a move key to reload it, n new game, q quit")
+            return _("this game changed elsewhere: press a move key for Reload / New game / Quit")
         if self.session.state.over:
             return _("game over: n new game, q quit")
         return ""
@@ -312,9 +312,30 @@ class GameScreen(Responsive, Screen[None]):
     def _conflict(self, exc: ConflictError) -> None:
         """Stop taking moves for this game and tell the player why."""
         self.locked = True
-        self.conflict = printable(exc.translated())
+        self.conflict = self._conflict_text(exc)
         self.set_status(self.standing_note(), notice=True)
         self._offer_choices()
+
+    def _conflict_text(self, exc: ConflictError) -> str:
+        """One statement for the dialog: what the store has, what this screen shows.
+
+        The store's own error ("expected to write move 3; reload it and try
+        again") reads as a contradiction next to the dialog's choices, so the
+        dialog says the two counts and the three ways on instead.
+        """
+        shown = self.session.state.moves
+        if exc.actual is None:
+            return _(
+                "Game {id} was changed elsewhere; this screen shows {shown}. "
+                "Reload it as stored, start a new game, or quit."
+            ).format(id=exc.game_id, shown=number(shown))
+        return ngettext(
+            "Game {id} now has {stored} move in the store; this screen shows {shown}. "
+            "Reload it as stored, start a new game, or quit.",
+            "Game {id} now has {stored} moves in the store; this screen shows {shown}. "
+            "Reload it as stored, start a new game, or quit.",
+            exc.actual,
+        ).format(id=exc.game_id, stored=number(exc.actual), shown=number(shown))
 
     def _offer_choices(self) -> None:
         """The conflict dialog (again, for a move key after it was closed)."""

@@ -349,13 +349,6 @@ class ConflictScreen(ModalScreen[Choice]):
         with Vertical(id="conflict"):
             yield Static(_("This game changed elsewhere"), classes="title")
             yield Static(self.message, id="conflict-text", classes="body", markup=False)
-            yield Static(
-                _(
-                    "No more moves can be saved to it from this board. Reload it as "
-                    "stored now, start a new game, or quit."
-                ),
-                classes="body",
-            )
             with Horizontal():
                 yield Button(_("Reload (r)"), id="reload", compact=True)
                 yield Button(_("New game (n)"), id="new", compact=True)
