@@ -227,18 +227,10 @@ async def show_game(request: Request, server: Server) -> Response:
 
 
 async def game_record(request: Request, server: Server) -> Response:
-    fair_id = parsing.game_id(request)
-
-    def read() -> fair_store.FairRow | None:
-        with server.store.reading() as connection:
-            return fair_store.load(connection, fair_id)
-
-    row = await run_in_threadpool(read)
-    if row is None:
-        raise not_found(fair_id)
-    if row.finished_ms is None or row.record is None:
-        raise ApiError(409, "the game is not finished; its record is signed when it ends")
-    return Response(row.record, media_type="application/json")
+    record = await pages.finished_record(
+        request, server, "the game is not finished; its record is signed when it ends"
+    )
+    return Response(record, media_type="application/json")
 
 
 async def leaderboard(request: Request, server: Server) -> Response:

@@ -121,8 +121,11 @@ def _asset(request: Request, index: AssetIndex, folder: str) -> Response:
     return _cached_or(request, asset.body, asset.media_type, asset.etag, headers)
 
 
-async def game_page(request: Request, server: Server) -> Response:
-    """The replay page of a finished game, verified in the browser against this server's key."""
+async def finished_record(request: Request, server: Server, unfinished: str) -> str:
+    """The signed record of the finished game the path names (404 unknown, 409 ``unfinished``).
+
+    One lookup for the JSON record (``GET /api/games/{id}/record``) and its replay page.
+    """
     fair_id = parsing.game_id(request)
 
     def read() -> fair_store.FairRow | None:
@@ -133,10 +136,16 @@ async def game_page(request: Request, server: Server) -> Response:
     if row is None:
         raise not_found(fair_id)
     if row.finished_ms is None or row.record is None:
-        raise ApiError(409, "the game is not finished; its replay page exists when it ends")
-    html, policy = await run_in_threadpool(
-        served_replay, row.record, server.key.trusted().public_key
+        raise ApiError(409, unfinished)
+    return row.record
+
+
+async def game_page(request: Request, server: Server) -> Response:
+    """The replay page of a finished game, verified in the browser against this server's key."""
+    record = await finished_record(
+        request, server, "the game is not finished; its replay page exists when it ends"
     )
+    html, policy = await run_in_threadpool(served_replay, record, server.key.trusted().public_key)
     return html_page(request, html, dict(policy))
 
 
