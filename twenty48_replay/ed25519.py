@@ -139,9 +139,9 @@ def public_key_problem(key: bytes) -> str | None:
         return f"an Ed25519 public key is 32 bytes, not {len(key)}"
     point = decode_point(key)
     if point is None:
-        return "the public key is not the canonical encoding of a curve point"
+        return "the public key is not a canonical curve point"
     if is_small_order(point):
-        return "the public key is a point of small order (one signature would fit any record)"
+        return "the public key is a point of small order"
     return None
 
 
@@ -150,7 +150,7 @@ def signature_problem(signature: bytes) -> str | None:
     if len(signature) != 64:
         return f"an Ed25519 signature is 64 bytes, not {len(signature)}"
     if decode_point(signature[:32]) is None:
-        return "its R is not the canonical encoding of a curve point"
+        return "its R is not a canonical curve point"
     if int.from_bytes(signature[32:], "little") >= L:
         return "its S is not below the group order L (not canonical)"
     return None

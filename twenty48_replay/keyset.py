@@ -77,7 +77,7 @@ class KeyPeriod:
             "until": self.until,
             "revoked": self.revoked,
         }
-        if self.revoked:
+        if self.reason is not None:
             out["reason"] = self.reason
         return out
 

@@ -110,15 +110,20 @@ def _open_regular(path: Path) -> tuple[int, int]:
     return fd, mode
 
 
-def _read_bounded(path: Path, fd: int | None = None) -> bytes:
-    """At most 64 KiB (+1 byte, to tell a larger file) of a regular file."""
+def _read_capped(path: Path, fd: int | None = None) -> bytes:
+    """At most 64 KiB + 1 byte of a regular file (the extra byte tells a larger file)."""
     if fd is None:
         fd, _mode = _open_regular(path)
     try:
         with os.fdopen(fd, "rb") as f:
-            data = f.read(MAX_KEY_FILE_BYTES + 1)
+            return f.read(MAX_KEY_FILE_BYTES + 1)
     except OSError as exc:
         raise KeyFileError(f"cannot read key file {path}: {exc.strerror or exc}") from None
+
+
+def _read_bounded(path: Path, fd: int | None = None) -> bytes:
+    """At most 64 KiB of a regular file; a larger one is refused."""
+    data = _read_capped(path, fd)
     if len(data) > MAX_KEY_FILE_BYTES:
         raise KeyFileError(f"key file {path} is over {MAX_KEY_FILE_BYTES} bytes: not a key")
     return data
@@ -348,7 +353,7 @@ class TrustedKey:
     @classmethod
     def from_file(cls, path: Path) -> TrustedKey:
         """From a file: a PEM public key, or the JSON of ``/.well-known/twenty48-key``."""
-        return cls.from_bytes(_read_bounded(path), str(path))
+        return cls.from_bytes(_read_capped(path), str(path))
 
     def verify(self, record_dict: Mapping[str, Any]) -> tuple[str, ...]:
         """Why the record's signature is not this key's over its canonical bytes; () if it is."""
@@ -426,8 +431,7 @@ def _pem_public_key(text: str) -> bytes:
         )
     if len(boundaries) != 2:
         raise KeyFileError(
-            "a key file holds exactly one -----BEGIN PUBLIC KEY----- ... -----END PUBLIC KEY----- "
-            f"block; this text has {len(boundaries)} PEM boundary line(s)"
+            f"{len(boundaries)} PEM boundary lines: a key file holds one PUBLIC KEY block"
         )
     first, last = boundaries
     if lines[first] != _PUBLIC_PEM_HEAD.decode() or lines[last] != _PUBLIC_PEM_TAIL.decode():
@@ -482,7 +486,7 @@ def load_trusted(path_or_url: str) -> TrustedKey | TrustedKeySet:
     if path_or_url.lower().startswith(("http://", "https://")):
         return _fetch(path_or_url)
     try:
-        return read_key_file(_read_bounded(Path(path_or_url)), path_or_url)
+        return read_key_file(_read_capped(Path(path_or_url)), path_or_url)
     except KeyFileError as exc:
         if ":" in path_or_url and not os.path.lexists(path_or_url):
             # "127.0.0.1:8048", "localhost:8048/", "ftp://...": meant as a server.
@@ -527,7 +531,7 @@ def _fetch(url: str) -> TrustedKey | TrustedKeySet:
 
 
 def _download(target: str) -> bytes:
-    """The body at ``target`` (at most MAX_KEY_FILE_BYTES), or KeyFileError.
+    """The body at ``target`` (at most MAX_KEY_FILE_BYTES + 1 bytes read), or KeyFileError.
 
     ``http.client`` reports a malformed answer (no status line, more than
     100 headers, a header line over 64 KiB, a broken chunk) with
@@ -562,6 +566,4 @@ def _download(target: str) -> bytes:
         if isinstance(reason, http.client.HTTPException):
             reason = f"not a valid HTTP answer ({type(reason).__name__}: {reason})"
         raise KeyFileError(f"cannot fetch the key from {target}: {reason}") from None
-    if len(data) > MAX_KEY_FILE_BYTES:
-        raise KeyFileError(f"{target}: the answer is over {MAX_KEY_FILE_BYTES} bytes: not a key")
-    return data
+    return data  # over MAX_KEY_FILE_BYTES: read_key_file refuses it, as it refuses a file

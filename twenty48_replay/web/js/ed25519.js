@@ -16,7 +16,8 @@
 //       publicKey Uint8Array(32), signature Uint8Array(64), message Uint8Array
 //   ed25519VerifyJs(publicKey, signature, message) -> boolean   (the fallback, synchronous)
 //   ed25519KeyProblem(publicKey) -> null, or why it is no usable public key (the reference's words)
-//   ed25519SignatureProblem(signature) -> null, or why R or S is refused (the reference's words)
+//   ed25519SignatureProblem(signature) -> null, or why R or S is refused (the reference's words;
+//                                         signature a Uint8Array(64))
 
 import { sha512 } from "./sha512.js";
 
@@ -139,34 +140,21 @@ function edNegate(point) {
 const ED_BASE = [edRecoverX(ED_BASE_Y, 0), ED_BASE_Y, 1n, 0n];
 ED_BASE[3] = (ED_BASE[0] * ED_BASE[1]) % ED_P;
 
-function edIsIdentity(point) {
-  const [X, Y, Z] = point;
-  return edMod(X) === 0n && edMod(Y - Z) === 0n;
-}
-
 export function ed25519KeyProblem(publicKey) {
-  if (publicKey.length !== 32) return `an Ed25519 public key is 32 bytes, not ${publicKey.length}`;
-  const A = edDecode(publicKey);
-  if (A === null) return "the public key is not the canonical encoding of a curve point";
-  if (edIsIdentity(edMultiply(8n, A))) {
-    return "the public key is a point of small order (one signature would fit any record)";
-  }
-  return null;
+  const A = publicKey.length === 32 ? edDecode(publicKey) : null;
+  if (A === null) return "the public key is not a canonical curve point";
+  // Small order: [8]A is the identity (x = 0, y = z).
+  const [X, Y, Z] = edMultiply(8n, A);
+  return edMod(X) === 0n && edMod(Y - Z) === 0n ? "the public key is a point of small order" : null;
 }
 
 export function ed25519SignatureProblem(signature) {
-  if (signature.length !== 64) return `an Ed25519 signature is 64 bytes, not ${signature.length}`;
-  if (edDecode(signature.subarray(0, 32)) === null) return "its R is not the canonical encoding of a curve point";
-  if (edLittleEndian(signature.subarray(32, 64)) >= ED_L) return "its S is not below the group order L (not canonical)";
-  return null;
-}
-
-function edRefused(publicKey, signature) {
-  return ed25519KeyProblem(publicKey) !== null || ed25519SignatureProblem(signature) !== null;
+  if (edDecode(signature.subarray(0, 32)) === null) return "its R is not a canonical curve point";
+  return edLittleEndian(signature.subarray(32, 64)) >= ED_L ? "its S is not below the group order L (not canonical)" : null;
 }
 
 export function ed25519VerifyJs(publicKey, signature, message) {
-  if (edRefused(publicKey, signature)) return false;
+  if (signature.length !== 64 || ed25519KeyProblem(publicKey) || ed25519SignatureProblem(signature)) return false;
   const A = edDecode(publicKey);
   const R = signature.subarray(0, 32);
   const S = edLittleEndian(signature.subarray(32, 64));
@@ -182,14 +170,15 @@ export function ed25519VerifyJs(publicKey, signature, message) {
 }
 
 export async function ed25519Verify(publicKey, signature, message, { webCrypto = true } = {}) {
-  if (edRefused(publicKey, signature)) return false;
+  if (signature.length !== 64 || ed25519KeyProblem(publicKey) || ed25519SignatureProblem(signature)) return false;
   const subtle = webCrypto && globalThis.crypto && globalThis.crypto.subtle;
   if (subtle) {
     let key = null;
     try {
       key = await subtle.importKey("raw", publicKey, { name: "Ed25519" }, false, ["verify"]);
     } catch (error) {
-      key = null; // no Ed25519 in this engine, or a key it refuses: the fallback decides
+      // No Ed25519 in this engine, or a key it refuses: the fallback decides.
+      key = null;
     }
     if (key !== null) {
       try {

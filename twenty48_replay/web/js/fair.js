@@ -9,12 +9,12 @@
 //   async commitmentOf(serverSeed)            -> 64 lowercase hex: SHA-256 of its ASCII
 //   async gameSeedOf(serverSeed, clientSeed)  -> 64 lowercase hex: HMAC-SHA256(server, client)
 //   async checkFair(record, trusted = null)   -> {status, signature, reasons}
-//       record from parseRecord; trusted a KeySet (trusted_keys.js), anything parseTrustedKeys
-//       takes, or null.  status "self-seeded" | "fair" | "unchecked" | "not fair"; signature
+//       record from parseRecord; trusted a trusted key (trusted_keys.js; a key set from
+//       key_sets.js), anything parseTrustedKeys takes, or null.  status "self-seeded" | "fair" | "unchecked" | "not fair"; signature
 //       "checked" | "unchecked" | null.  With a key set, the key the record names must be
 //       listed, not revoked and in use at fair.ended (SPEC 11.7).
 //   canonicalBytes(recordMap)                 (from canonical.js) the signed bytes
-//   Trusted keys and key files: trusted_keys.js.
+//   Trusted keys and key files: trusted_keys.js; key sets: key_sets.js.
 
 import { canonicalBytes } from "./canonical.js";
 import { ed25519SignatureProblem, ed25519Verify } from "./ed25519.js";
@@ -80,15 +80,12 @@ export async function checkFair(record, trusted = null) {
   } else if (refusal !== null) {
     reasons.push(`fair: ${refusal}`);
   } else {
-    const publicKey = keys.publicKeyOf(f.key_id);
     const signature = fromHex(record.signature);
-    const problem = ed25519SignatureProblem(signature);
     const why =
-      problem !== null
-        ? problem
-        : (await ed25519Verify(publicKey, signature, canonicalBytes(record.json)))
-          ? null
-          : "the record was changed after signing, or another key signed it";
+      ed25519SignatureProblem(signature) ??
+      ((await ed25519Verify(keys.publicKeyOf(f.key_id), signature, canonicalBytes(record.json)))
+        ? null
+        : "the record was changed after signing, or another key signed it");
     if (why !== null) reasons.push(`fair: signature does not verify with the trusted key ${f.key_id}: ${why}`);
   }
   return { status: reasons.length ? "not fair" : "fair", signature: "checked", reasons };

@@ -12,6 +12,7 @@
 // data-fair, data-signature and, last, data-valid ("true"/"false"), and the performance mark
 // "t48-verdict" is set (the benchmark reads it).
 
+import { parseTrustedKeySet } from "./key_sets.js";
 import { verifyRecord } from "./verify.js";
 import { BoardView } from "./board_view.js";
 import { ReplayViewer } from "./viewer.js";
@@ -243,7 +244,7 @@ export async function startReplayPage(doc) {
   const boardView = new BoardView(doc.getElementById("board"));
   let verdict;
   try {
-    verdict = await verifyRecord(data.record, trust ? { trustedKey: trust } : {});
+    verdict = await verifyRecord(data.record, trust ? { trustedKey: parseTrustedKeySet(trust) } : {});
   } catch (error) {
     verdict = { valid: false, reasons: ["the page could not verify the record: " + String(error)], timeline: null, fair: null };
   }

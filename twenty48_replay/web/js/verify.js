@@ -9,8 +9,9 @@
 //   async verifyRecord(input, {trustedKey = null} = {}) -> Verdict
 //       input: record text, its UTF-8 bytes, or a parsed object (see record.js parseRecord);
 //       trustedKey: anything trusted_keys.js parseTrustedKeys takes (a key, a key file's text
-//       or bytes, the well-known document or a key set), or null; an unusable key throws
-//       TrustedKeyError before anything is read (a usage error, as `verify --trust` exits 2).
+//       or bytes, the well-known document; a key set read by key_sets.js), or null; an
+//       unusable key throws TrustedKeyError before anything is read (a usage error, as
+//       `verify --trust` exits 2).
 //   Verdict = {
 //       valid,       true | false | null (null: unreadable; then `error` says why)
 //       error,       null, or the reason the record is unreadable (the CLI's "error" without
