@@ -26,6 +26,9 @@ Final API (what the server builds on)::
     canonical_bytes(record_dict) -> bytes          # the signed bytes: record without "signature"
     FairInfo(commitment, server_seed, client_seed, key_id, game_id, started, ended)
         .to_dict() / FairInfo.from_dict(obj)       # RecordError naming "fair.<key>"
+    TIMESTAMP_PATTERN                              # a real date and time (SPEC 11.4), as regex
+    validate_timestamp(value, field) -> str        # RecordError unless a real date and time
+    timestamp_instant(text) -> (seconds, nanos)    # since 1970 UTC: compare times as instants
     fair_info(record: Record) -> FairInfo | None
     check_fair(record: Record, trusted: SignatureChecker | None = None) -> FairCheck
         # FairCheck.status: "self-seeded" | "fair" | "unchecked" | "not fair"
