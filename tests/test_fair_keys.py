@@ -11,9 +11,6 @@ from __future__ import annotations
 import calendar
 import datetime
 import json
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -167,43 +164,15 @@ def test_key_files_cover_the_issue() -> None:
     assert (FAIR / "key-files" / "pem-64kib.pem").stat().st_size == 65536
 
 
-@pytest.fixture
-def key_server() -> Iterator[tuple[str, dict[str, bytes]]]:
-    """A real HTTP server on a free port serving ``routes`` (path -> body) with status 200."""
-    routes: dict[str, bytes] = {}
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            body = routes.get(self.path)
-            self.send_response(404 if body is None else 200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body or b"")))
-            self.end_headers()
-            self.wfile.write(body or b"")
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", routes
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 def test_a_url_and_a_file_with_the_same_bytes_give_the_same_outcome(
-    key_server: tuple[str, dict[str, bytes]],
+    key_server: tuple[str, dict[str, Any]],
 ) -> None:
     url, routes = key_server
     files = [FAIR / "key-files" / c["file"] for c in KEY_FILES["cases"]]
     files += [FAIR / "keysets" / d["file"] for d in KEYSETS["documents"]]
     for path in files:
-        routes[f"/{path.name}"] = path.read_bytes()
         target = f"{url}/{path.name}/.well-known/twenty48-key"
-        routes[f"/{path.name}/.well-known/twenty48-key"] = path.read_bytes()
+        routes[f"/{path.name}/.well-known/twenty48-key"] = (200, path.read_bytes())
         outcomes: list[object] = []
         for trust in (str(path), target):
             try:
@@ -274,11 +243,11 @@ def test_key_set_cases_cover_rotation_and_revocation() -> None:
 
 
 def test_cli_verify_trust_key_set_from_a_file_and_a_url(
-    cli: Any, key_server: tuple[str, dict[str, bytes]]
+    cli: Any, key_server: tuple[str, dict[str, Any]]
 ) -> None:
     url, routes = key_server
     keyset = FAIR / "keysets" / KEYSETS["key_set"]
-    routes["/.well-known/twenty48-key"] = keyset.read_bytes()
+    routes["/.well-known/twenty48-key"] = (200, keyset.read_bytes())
     files = [str(FAIR / "keysets" / c["file"]) for c in KEYSETS["cases"]]
     for trust in (str(keyset), url):
         result = cli("verify", "--json", "--trust", trust, *files)
