@@ -288,7 +288,7 @@ def _autoplay_pool(
     from twenty48_replay.batch import worker_pool
     from twenty48_replay.record import Record
     from twenty48_replay.replay import final_state
-    from twenty48_replay.store import iso_ms, now_ms
+    from twenty48_replay.timestamps import iso_ms, now_ms
 
     rows = []
     console = Console(stderr=True)
