@@ -7,6 +7,7 @@ games as one write batch sees them), :mod:`.write_jobs` (what the writer
 does for each request), :mod:`.writer`
 (group commit: one thread writes the jobs of all games in shared
 transactions), :mod:`.bots` (engine-match rate and move timing, off the
-request path), :mod:`.openapi`, :mod:`.app` (the Starlette application)
+request path), :mod:`.openapi`, :mod:`.server` (the running server's parts),
+:mod:`.pages` (the web pages), :mod:`.app` (the Starlette application)
 and :mod:`.run` (uvicorn).
 """

@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import sys
 import traceback
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
@@ -31,21 +30,16 @@ from twenty48_replay.record import MAX_INPUT_BYTES, Record
 from twenty48_replay.replay import verify
 from twenty48_replay.server import answers, error_page, pages, parsing, write_jobs
 from twenty48_replay.server.api_errors import ApiError, not_found
-from twenty48_replay.server.bots import Analyzer, suspected_bot
-from twenty48_replay.server.config import ServerConfig, key_path
+from twenty48_replay.server.bots import suspected_bot
+from twenty48_replay.server.config import ServerConfig
 from twenty48_replay.server.fastpath import MovesFastPath
 from twenty48_replay.server.live_games import GameEntry, load_entry
 from twenty48_replay.server.openapi import openapi_document
-from twenty48_replay.server.writer import GroupWriter
-from twenty48_replay.signing import ServerKey
-from twenty48_replay.store import Store
+from twenty48_replay.server.server import Server
 from twenty48_replay.store import fair_games as fair_store
 from twenty48_replay.timestamps import iso_ms
 
 log = logging.getLogger("twenty48.server")
-
-#: Seconds between the interpreter's forced thread switches in a server process.
-SWITCH_INTERVAL = 0.0005
 
 Handler = Callable[[Request], Awaitable[Response]]
 
@@ -60,38 +54,6 @@ class JSON(JSONResponse):
 def error_response(status: int, reason: str) -> Response:
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
     return JSON({"error": reason}, status_code=status, headers=headers)
-
-
-class Server:
-    """The running server's parts: store, key, writer and analyzer."""
-
-    def __init__(self, config: ServerConfig) -> None:
-        self.config = config
-        self.store = Store(config.db)
-        try:
-            self.key = ServerKey.load_or_create(key_path(config))
-        except BaseException:
-            self.store.close()
-            raise
-        self.writer = GroupWriter(self.store, self.key)
-        self.analyzer = Analyzer(self.store, config) if config.analyze else None
-
-    def start(self) -> None:
-        # The writer thread releases the interpreter lock for every database call
-        # (sqlite3 and psycopg do) and must then wait for the event loop thread to
-        # hand it back, which a busy loop does only every switch interval (5 ms by
-        # default): several waits per commit.  Measured under the benchmark's closed
-        # loop: 0.5 ms took the same machine from ~2,050 to ~2,500-2,900 moves/s.
-        sys.setswitchinterval(SWITCH_INTERVAL)
-        self.writer.start()
-        if self.analyzer is not None:
-            self.analyzer.start()
-
-    def stop(self) -> None:
-        if self.analyzer is not None:
-            self.analyzer.stop()
-        self.writer.stop()
-        self.store.close()
 
 
 def create_app(config: ServerConfig | None = None) -> MovesFastPath:
