@@ -372,3 +372,20 @@ def test_timestamp_instants_agree_with_datetime(
     delta = local - datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
     seconds = delta.days * 86400 + delta.seconds
     assert timestamp_instant(text) == (seconds, micros * 1000)
+
+
+def test_a_revocation_reason_reaches_the_terminal_escaped(cli: Any, tmp_path: Path) -> None:
+    """The reason comes from a fetched document: control and bidi characters are shown escaped."""
+    document = load_json(FAIR / "keysets" / KEYSETS["key_set"])
+    revoked = next(k for k in document["keys"] if k["revoked"])
+    revoked["reason"] = "stolen \x1b[2J\x1b]0;pwned\x07 \u202e"
+    keyset = tmp_path / "keyset.json"
+    keyset.write_text(json.dumps(document), encoding="utf-8")
+    result = cli("verify", "--trust", str(keyset), str(FAIR / "keysets" / "revoked-key.json"))
+    assert result.returncode == 1
+    assert "marks revoked: stolen \\x1b[2J\\x1b]0;pwned\\x07 \\u202e [replayed" in result.stdout
+    assert "\x1b" not in result.stdout
+    as_json = cli(
+        "verify", "--json", "--trust", str(keyset), str(FAIR / "keysets" / "revoked-key.json")
+    )
+    assert json.loads(as_json.stdout)["reasons"][0].endswith(revoked["reason"])
