@@ -13,7 +13,9 @@ on is written out in this repository:
   non-canonical encoding of a point);
 * a public key must decode and must not be of small order ([8]A is not the
   identity): the eight points of small order are refused, the identity included;
-* a signature's R must decode, and S must be below the group order L.
+* a signature's R must be a canonical encoding (an R that is no point
+  fails the equation, which compares encodings), and S must be below the
+  group order L.
 
 With those, every cofactorless verifier (RFC 8032 section 5.1.7 without the
 optional multiplication by 8: [S]B = R + [k]A) gives the same answer.
@@ -146,10 +148,17 @@ def public_key_problem(key: bytes) -> str | None:
 
 
 def signature_problem(signature: bytes) -> str | None:
-    """Why a 64-byte signature fails before any equation: R not a point, S not below L."""
+    """Why a 64-byte signature fails before any equation: R not canonical, S not below L.
+
+    R's two non-canonical forms (y >= p; x = 0, that is y = 1 or p - 1, with
+    the sign bit set) are found without decoding; an R that is no curve
+    point at all fails the equation, whose result is compared with R's bytes.
+    """
     if len(signature) != 64:
         return f"an Ed25519 signature is 64 bytes, not {len(signature)}"
-    if decode_point(signature[:32]) is None:
+    r = int.from_bytes(signature[:32], "little")
+    y = r & ((1 << 255) - 1)
+    if y >= P or (r >> 255 and y in (1, P - 1)):
         return "its R is not a canonical curve point"
     if int.from_bytes(signature[32:], "little") >= L:
         return "its S is not below the group order L (not canonical)"

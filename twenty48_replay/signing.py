@@ -279,11 +279,17 @@ class ServerKey:
 def verify_signature(public_key: bytes, signature: bytes, message: bytes) -> str | None:
     """Why ``signature`` is not ``public_key``'s Ed25519 signature of ``message``; None if it is.
 
-    SPEC 11.6: the key a canonical point not of small order, R a canonical
-    point, S below L (checked here, as OpenSSL does not check them all),
-    then RFC 8032's cofactorless equation [S]B = R + [k]A (OpenSSL).
+    SPEC 11.6: the key a canonical point not of small order, R canonical,
+    S below L (checked here, as OpenSSL does not check them all), then
+    RFC 8032's cofactorless equation [S]B = R + [k]A (OpenSSL).
     """
-    problem = public_key_problem(public_key) or signature_problem(signature)
+    return public_key_problem(public_key) or _checked_key_verifies(public_key, signature, message)
+
+
+def _checked_key_verifies(public_key: bytes, signature: bytes, message: bytes) -> str | None:
+    """:func:`verify_signature` for a key already checked (a :class:`TrustedKey`'s, a key
+    set's): the key check costs more than the signature check, so it is done once."""
+    problem = signature_problem(signature)
     if problem is not None:
         return problem
     from cryptography.exceptions import InvalidSignature
@@ -368,7 +374,7 @@ def _verify_with(public_key: bytes, record_dict: Mapping[str, Any]) -> tuple[str
     signed = _record_signature(record_dict)
     if isinstance(signed, str):
         return (signed,)
-    problem = verify_signature(public_key, *signed)
+    problem = _checked_key_verifies(public_key, *signed)
     if problem is None:
         return ()
     return (f"signature does not verify with the trusted key {key_id_of(public_key)}: {problem}",)

@@ -149,7 +149,11 @@ export function ed25519KeyProblem(publicKey) {
 }
 
 export function ed25519SignatureProblem(signature) {
-  if (edDecode(signature.subarray(0, 32)) === null) return "its R is not a canonical curve point";
+  // R not canonical: y >= p, or x = 0 (y = 1 or p - 1) with the sign bit; an R that is no point
+  // fails the equation (it compares encodings).
+  const r = edLittleEndian(signature.subarray(0, 32));
+  const y = r % (1n << 255n);
+  if (y >= ED_P || (r > y && (y * y) % ED_P === 1n)) return "its R is not a canonical curve point";
   return edLittleEndian(signature.subarray(32, 64)) >= ED_L ? "its S is not below the group order L (not canonical)" : null;
 }
 
