@@ -207,7 +207,11 @@ HELP: Final = {
         "Replay records and check their claimed score, max tile and final board.\n"
         "\n"
         "Fair records (from a score server) also have their commitment and seed\n"
-        "derivation checked, and with --trust their signature."
+        "derivation checked, and with --trust their signature.\n"
+        "\n"
+        "With --scheduler the Dask scheduler and its workers are fully trusted:\n"
+        "what they send back is unpickled here, so anyone who can join the cluster\n"
+        "can run code in this process. Use tls:// with certificates (README)."
     ),
     "hint": N_(
         "Recommend a move and show the expected value of each direction.\n"
@@ -295,6 +299,10 @@ EXAMPLES: Final = {
         (N_("Check one record"), "twenty48 verify game.json"),
         (N_("Check a folder, printing only the bad records"), "twenty48 verify records/ --quiet"),
         (N_("Check a fair record and its signature"), "twenty48 verify fair.json --trust key.pem"),
+        (
+            N_("On a Dask cluster over TLS (its workers are trusted fully)"),
+            "twenty48 verify --scheduler tls://HOST:8786 /shared/archive/",
+        ),
         (
             N_("JSON Lines in, one result per line out"),
             "cat games.jsonl | twenty48 verify - --json",

@@ -238,18 +238,20 @@ def _export_html(
     here with it too, so the exit code agrees with what the page shows.
     """
     from twenty48_replay.replay import verify
+    from twenty48_replay.signing import TrustedKeySet, load_trusted
     from twenty48_replay.web.page import replay_page
 
     trusted = None
     if trust is not None:
-        from twenty48_replay.signing import load_trusted
-
         trusted = load_trusted(trust)
     record, label = load_target(target, db)
     loaded = Loaded(record, label, verify(record, trusted).reasons)
-    html = replay_page(record, trusted_key=None if trusted is None else trusted.public_key).encode(
-        "utf-8"
-    )
+    page_key = None
+    if trusted is not None:
+        page_key = (
+            trusted.keys.to_json() if isinstance(trusted, TrustedKeySet) else trusted.public_key
+        )
+    html = replay_page(record, trusted_key=page_key).encode("utf-8")
     _write(output, html, _("the replay page as HTML"), protected)
     loaded.finish()
 
