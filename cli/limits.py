@@ -56,3 +56,5 @@ MAX_JOBS: Final = 4 * CORES
 #: a large message and a lost worker a large loss.
 MIN_PARTITION_BYTES: Final = 64
 MAX_PARTITION_BYTES: Final = 1 << 30
+#: How many times a repeatable ``serve`` option (``--allowed-host``, ...) may be given.
+MAX_LISTED: Final = 100

@@ -24,6 +24,7 @@ from sqlalchemy import create_engine, text
 
 from twenty48_replay.client import Client, MoveRefusedError, RemoteGame, ServerError
 from twenty48_replay.signing import TrustedKey
+from twenty48_replay.store.tables import SCHEMA_VERSION
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -54,11 +55,18 @@ def raw(
     body: bytes | None = None,
     headers: dict[str, str] | None = None,
 ) -> tuple[int, dict[str, str], bytes]:
-    """One request on a fresh connection; status, headers, body."""
+    """One request on a fresh connection; status, headers, body.
+
+    A POST with a body says it is JSON unless ``headers`` say otherwise (the
+    server refuses one that does not: tests/test_server_guard.py).
+    """
     host, port = url.removeprefix("http://").split(":")
+    headers = dict(headers or {})
+    if method == "POST" and body is not None:
+        headers.setdefault("Content-Type", "application/json")
     connection = http.client.HTTPConnection(host, int(port), timeout=30)
     try:
-        connection.request(method, path, body=body, headers=headers or {})
+        connection.request(method, path, body=body, headers=headers)
         response = connection.getresponse()
         return response.status, dict(response.getheaders()), response.read()
     finally:
@@ -532,7 +540,7 @@ def test_a_version_1_database_is_upgraded_and_served(tmp_path: Path) -> None:
     version = sqlite3.connect(db).execute(
         "SELECT value FROM twenty48_meta WHERE key = 'schema_version'"
     )
-    assert version.fetchall() == [("2",)]
+    assert version.fetchall() == [(str(SCHEMA_VERSION),)]
 
 
 def test_a_lost_answer_is_retried_with_the_same_n(server: ServerProcess) -> None:

@@ -10,7 +10,9 @@ table added here is checked on open without further work.
 
 Schema history: version 1 had no ``log_digests``; version 2 adds it (the
 SHA-256 of each game's move string, kept with the projection) and stores
-``seed`` and ``player`` losslessly (see :class:`LosslessText`).
+``seed`` and ``player`` losslessly (see :class:`LosslessText`); version 3
+adds ``key_events`` (the keys the server signed with, and revocations).
+Earlier versions are frozen in :mod:`twenty48_replay.store.legacy`.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from twenty48_replay import __version__
 from twenty48_replay.board import Board
 
 #: Bumped whenever the schema changes; a newer database is refused.
-SCHEMA_VERSION: Final = 2
+SCHEMA_VERSION: Final = 3
 APPLICATION: Final = "twenty48-replay"
 #: The ``client`` of the records this program writes (exported games, signed fair records).
 CLIENT: Final = f"{APPLICATION} {__version__}"
@@ -217,4 +219,29 @@ submitted_records = Table(
     metadata,
     Column("game_id", Integer, ForeignKey("games.id"), primary_key=True, autoincrement=False),
     Column("submitted_ms", BigInteger, nullable=False),
+)
+
+# ---------------------------------------------------------------- server keys
+# (issue 18, section 5; read and written by store.server_keys only)
+#
+# The history of the keys the score server signs with, append-only (triggers in
+# store.dialects refuse UPDATE and DELETE): a "current" row when a key becomes
+# the one the server signs with (its public key, and since when), a "revoked"
+# row when an operator revokes a key (why).  A key's period of use runs from
+# its "current" row to the next one.  ``seq`` is numbered by the writer (the
+# next after the last), so two processes recording at once conflict on the
+# primary key instead of both making a key current; the unique index lets a
+# key become current once and be revoked once.  ``actor`` is the operating
+# system user who ran the command.
+key_events = Table(
+    "key_events",
+    metadata,
+    Column("seq", Integer, primary_key=True, autoincrement=False),
+    Column("at_ms", BigInteger, nullable=False),
+    Column("event", String(16), nullable=False),
+    Column("key_id", String(16), nullable=False),
+    Column("public_key", String(64), nullable=True),
+    Column("reason", LosslessText(2000), nullable=True),
+    Column("actor", LosslessText(200), nullable=False),
+    Index("key_events_by_key", "key_id", "event", unique=True),
 )

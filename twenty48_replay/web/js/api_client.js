@@ -46,7 +46,8 @@ async function apiReason(response) {
 
 export async function apiCall(method, path, body = null, token = null) {
   const headers = { Accept: "application/json" };
-  if (body !== null) {
+  if (body !== null || method === "POST") {
+    // The server refuses a POST under /api/ that does not say JSON (415), a body or not.
     headers["Content-Type"] = "application/json";
   }
   if (token !== null) {
