@@ -1,0 +1,154 @@
+"""``twenty48 backup`` (issue 18, section 6): a consistent copy of a live SQLite database.
+
+Taken while a real ``twenty48 serve`` keeps committing moves, restored (the copy
+plus the key file) under a new server, and checked there: the schema and every
+game (``twenty48 check``), every signed record with ``verify --trust URL``, and
+no acknowledged move of the moment of the copy missing.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import stat
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import run_cli
+from pg import fresh_database
+from server_harness import ServerProcess
+from test_server import play_some
+
+from twenty48_replay.client import Client, RemoteGame
+
+
+@pytest.fixture(autouse=True)
+def own_data_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+
+
+@pytest.fixture
+def pg_db() -> Iterator[str]:
+    yield from fresh_database()
+
+
+def test_backup_while_serving_then_restore_and_verify(tmp_path: Path) -> None:
+    live = tmp_path / "live" / "games.sqlite3"
+    live.parent.mkdir()
+    copy = tmp_path / "backups" / "games-copy.sqlite3"
+    copy.parent.mkdir()
+    records = []
+    with ServerProcess(str(live), tmp_path, "--no-analysis") as server:
+        for player in ("ann", "bob"):
+            client = Client(server.url)
+            game = RemoteGame(client, player)
+            play_some(game, 8)
+            records.append(game.finish())
+        acknowledged: dict[int, int] = {}
+        stop = threading.Event()
+
+        def keep_playing(player: str) -> None:
+            client = Client(server.url)
+            game = RemoteGame(client, player)
+            while not stop.is_set() and not game.finished:
+                play_some(game, game.state.moves + 1)
+                acknowledged[game.id] = game.state.moves
+
+        players = [threading.Thread(target=keep_playing, args=(p,)) for p in ("cy", "dee")]
+        for thread in players:
+            thread.start()
+        try:
+            while len(acknowledged) < 2 or min(acknowledged.values()) < 5:
+                threading.Event().wait(0.05)
+            before = dict(acknowledged)
+            result = run_cli("backup", "--db", str(live), "-o", str(copy))
+            after = dict(acknowledged)
+        finally:
+            stop.set()
+            for thread in players:
+                thread.join(timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "backed up" in result.stderr
+    assert "signing key is not in the copy" in result.stderr
+    assert str(live) + ".server-key.pem" in result.stderr
+    assert stat.S_IMODE(copy.stat().st_mode) == 0o600
+    assert not list(copy.parent.glob(".*part*"))  # no temporary file left
+    assert not Path(str(copy) + "-wal").exists()
+
+    # The copy is one moment: every move acknowledged before the backup began is in it,
+    # nothing after the backup ended, and each game's log agrees with its projection.
+    connection = sqlite3.connect(copy)
+    counts = dict(
+        connection.execute(
+            "SELECT f.id, g.move_count FROM fair_games f JOIN games g ON g.id = f.game_id"
+        ).fetchall()
+    )
+    connection.close()
+    for fair_id in before:
+        assert before[fair_id] <= counts[fair_id] <= after[fair_id] + 1, (counts, before, after)
+    checked = run_cli("check", "--db", str(copy))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+    # Restore: the copy and the key file, in place of the lost originals.
+    restored = tmp_path / "restored" / "games.sqlite3"
+    restored.parent.mkdir()
+    shutil.copy2(copy, restored)
+    without_key = run_cli("serve", "--db", str(restored), "--port", "1", timeout=60)
+    assert without_key.returncode == 2  # the key file is not in the backup
+    assert "missing" in without_key.stderr
+    shutil.copy2(str(live) + ".server-key.pem", str(restored) + ".server-key.pem")
+    with ServerProcess(str(restored), tmp_path, "--no-analysis") as server:
+        files = []
+        for index, record in enumerate(records):
+            path = tmp_path / f"record-{index}.json"
+            path.write_text(json.dumps(record))
+            files.append(str(path))
+        verified = run_cli("verify", "--json", "--trust", server.url, *files)
+        assert verified.returncode == 0, verified.stdout + verified.stderr
+        assert [json.loads(line)["fair"] for line in verified.stdout.splitlines()] == [
+            "fair",
+            "fair",
+        ]
+        # The restored server serves the games as the copy has them, and goes on.
+        client = Client(server.url)
+        for fair_id in before:
+            assert client.game(fair_id)["moves"] == counts[fair_id]
+        fresh = RemoteGame(client, "eve")
+        play_some(fresh, 3)
+        assert fresh.finish()["fair"]["key_id"] == records[0]["fair"]["key_id"]
+
+
+def test_backup_refusals(tmp_path: Path, pg_db: str) -> None:
+    db = tmp_path / "g.sqlite3"
+    assert run_cli("where", "--db", str(db)).returncode == 0
+    side = Path(str(db) + "-wal")
+    link = tmp_path / "link.sqlite3"
+    link.symlink_to(db)
+    for target in (db, side, link, Path(str(db) + "-shm")):
+        result = run_cli("backup", "--db", str(db), "-o", str(target))
+        assert result.returncode == 2, (target, result.stderr)
+        assert "refusing to write over it" in result.stderr
+    existing = tmp_path / "old-backup.sqlite3"
+    existing.write_bytes(b"last night")
+    result = run_cli("backup", "--db", str(db), "-o", str(existing))
+    assert result.returncode == 2
+    assert "--force" in result.stderr
+    assert existing.read_bytes() == b"last night"
+    forced = run_cli("backup", "--db", str(db), "-o", str(existing), "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert existing.read_bytes().startswith(b"SQLite format 3\x00")
+    for name in ("-", str(tmp_path)):
+        result = run_cli("backup", "--db", str(db), "-o", name)
+        assert result.returncode == 2
+    missing = run_cli("backup", "--db", str(db), "-o", str(tmp_path / "no" / "such" / "f"))
+    assert missing.returncode == 2
+    assert len(missing.stderr.strip().splitlines()) == 1
+    postgres = run_cli("backup", "--db", pg_db, "-o", str(tmp_path / "pg.sqlite3"))
+    assert postgres.returncode == 2
+    assert "pg_dump" in postgres.stderr
+    assert not (tmp_path / "pg.sqlite3").exists()
+    for result in (postgres, missing):
+        assert "Traceback" not in result.stderr
