@@ -17,14 +17,14 @@ from .writing import database_files
 
 def backup_command(
     output: Annotated[
-        Path,
+        Path | None,
         typer.Option(
             "--output",
             "-o",
-            help=N_("The copy to write (mode 0600; refused if it exists, unless --force)."),
+            help=N_("The copy to write (needed; mode 0600; refused if it exists, unless --force)."),
             show_default=False,
         ),
-    ],
+    ] = None,
     force: Annotated[
         bool,
         typer.Option("--force", help=N_("Replace an existing file (never the database itself).")),
@@ -35,6 +35,8 @@ def backup_command(
     from twenty48_replay.server.config import ServerConfig, key_path
     from twenty48_replay.store import Store
 
+    if output is None:
+        raise typer.BadParameter(_("--output FILE is needed: where to write the copy"))
     shown = printable(str(output))
     if str(output) == "-" or output.is_dir():
         raise typer.BadParameter(

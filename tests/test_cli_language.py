@@ -143,6 +143,7 @@ COMMANDS = [
     "check",
     "where",
     "serve",
+    "backup",
 ]
 #: Wide enough that no summary wraps; the words are compared without the boxes.
 WIDE = {"COLUMNS": "200"}
@@ -164,6 +165,7 @@ SUMMARIES = {
     "check": ("Sammenlign skemaet med vores", "Compare the schema with ours"),
     "where": ("Vis, hvor databasen ligger", "Print where the database is"),
     "serve": ("Udbyd fair spil", "Serve fair games"),
+    "backup": ("En konsistent kopi af SQLite-databasen", "A consistent copy of the SQLite"),
 }
 
 

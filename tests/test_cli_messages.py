@@ -155,6 +155,7 @@ COMMANDS = [
     "check",
     "where",
     "serve",
+    "backup",
 ]
 
 

@@ -307,3 +307,30 @@ def test_a_version_2_database_with_signed_records_is_upgraded(db: str, tmp_path:
         (verdict,) = verify_json(running.url, record, folder=tmp_path)
         assert verdict["fair"] == "fair", verdict
     assert run_cli("check", "--db", db).returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("command", "danish", "english"),
+    [
+        ([], "En operatørs handlinger", "An operator's actions"),
+        (["keys"], "Hver nøgle, serveren har underskrevet med", "Every key the server has signed"),
+        (
+            ["revoke-key"],
+            "Markér en udskiftet nøgle som tilbagekaldt",
+            "Mark a retired key revoked",
+        ),
+    ],
+)
+def test_admin_help_is_danish_in_danish(command: list[str], danish: str, english: str) -> None:
+    wide = {"COLUMNS": "200"}
+    result = run_cli("--lang", "da", "admin", *command, "--help", env=wide)
+    assert result.returncode == 0, result.stderr
+    text = " ".join(result.stdout.replace("│", " ").split())
+    assert danish in text
+    assert english not in text
+    assert "Tilvalg" in text
+    if command:
+        assert "Eksempler:" in text
+        assert f"twenty48 admin {command[0]}" in text
+    english_help = run_cli("admin", *command, "--help", env=wide)
+    assert english in " ".join(english_help.stdout.replace("│", " ").split())
