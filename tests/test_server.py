@@ -57,12 +57,12 @@ def raw(
 ) -> tuple[int, dict[str, str], bytes]:
     """One request on a fresh connection; status, headers, body.
 
-    A POST with a body says it is JSON unless ``headers`` say otherwise (the
-    server refuses one that does not: tests/test_server_guard.py).
+    A POST says it is JSON unless ``headers`` say otherwise (the server refuses
+    one that does not, body or not: tests/test_server_guard.py).
     """
     host, port = url.removeprefix("http://").split(":")
     headers = dict(headers or {})
-    if method == "POST" and body is not None:
+    if method == "POST":
         headers.setdefault("Content-Type", "application/json")
     connection = http.client.HTTPConnection(host, int(port), timeout=30)
     try:
