@@ -692,6 +692,7 @@ class Witness:
         letters = self.letters
         if record.moves != letters:
             raise self.broken(where, _moves_differ(record.moves, letters))
+        self._compare_steps(where, record, replay)
         if record.score != self.last.score:
             raise self.broken(
                 where,
@@ -700,7 +701,6 @@ class Witness:
                     {"got": record.score, "score": self.last.score},
                 ),
             )
-        self._compare_steps(where, record, replay)
         result = verify(record, trusted)
         if result.reasons:
             raise self.broken(where, Phrase(result.reasons[0]))
