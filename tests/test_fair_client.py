@@ -43,12 +43,14 @@ MOVES: Final = 8
 EXPECTED: Final[dict[str, tuple[int, str]]] = {
     "false-over": (
         1,
-        "answer to move 3 ({third}) breaks the rules: it says the game is over, but the board can still move",
-    ),  # noqa: E501
+        "answer to move 3 ({third}) breaks the rules: "
+        "it says the game is over, but the board can still move",
+    ),
     "false-won": (
         1,
-        "answer to move 3 ({third}) breaks the rules: it says the game is won, but no tile is 2048 or more",
-    ),  # noqa: E501
+        "answer to move 3 ({third}) breaks the rules: "
+        "it says the game is won, but no tile is 2048 or more",
+    ),
     "wrong-score": (1, "answer to move 3 ({third}) breaks the rules: its score is "),
     "wrong-n": (
         1,
@@ -61,29 +63,30 @@ EXPECTED: Final[dict[str, tuple[int, str]]] = {
     "bad-reveal": (
         1,
         "answer to finishing the game breaks the rules: the SHA-256 of its server seed",
-    ),  # noqa: E501
+    ),
     "other-seed": (
         1,
         "signed record breaks the rules: its opening board is not the opening board shown",
-    ),  # noqa: E501
+    ),
     "record-player": (
         1,
         'signed record breaks the rules: its player is "mallory", not "ann" who played',
-    ),  # noqa: E501
+    ),
     "record-moves": (1, "signed record breaks the rules: it holds 9 moves, but 8 were played"),
     "record-score": (1, "signed record breaks the rules: its score is "),
     "record-boards": (
         1,
         "signed record breaks the rules: its opening board is not the opening board shown",
-    ),  # noqa: E501
+    ),
     "commitment-escape": (2, "answer to the new game is unusable: field 'commitment' is "),
     "commitment-upper": (2, "answer to the new game is unusable: field 'commitment' is "),
     "commitment-short": (2, "answer to the new game is unusable: field 'commitment' is "),
     "not-4x4": (2, "opening board is unusable: field 'board' is [[0,"),
     "deep-nesting": (
         2,
-        "answer to POST /api/games/1/moves is unusable: not JSON this reader accepts: nested too deeply",
-    ),  # noqa: E501
+        "answer to POST /api/games/1/moves is unusable: "
+        "not JSON this reader accepts: nested too deeply",
+    ),
     "slow": (2, "no whole answer from "),
 }
 assert set(EXPECTED) == set(LIES)

@@ -407,6 +407,10 @@ def _fetch(url: str) -> TrustedKey:
         obj = json.loads(data)
     except ValueError:
         raise KeyFileError(f"{target}: the answer is not JSON") from None
+    except RecursionError:  # 60,000 "[" fit in 64 KiB
+        raise KeyFileError(
+            f"{target}: the answer is not JSON this reader accepts: nested too deeply"
+        ) from None
     try:
         return TrustedKey.from_well_known(obj)
     except KeyFileError as exc:
