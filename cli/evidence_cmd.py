@@ -42,7 +42,7 @@ def evidence_command(
     db: DbOption = None,
 ) -> None:
     """Fair-play evidence: what play --server kept when a server broke a rule."""
-    from twenty48_replay.store.evidence import list_evidence, load_evidence
+    from twenty48_replay.store import list_evidence, load_evidence
 
     with open_store(db) as store:
         if report is None:

@@ -96,8 +96,8 @@ def evidence_kept(store: Store) -> Iterator[None]:
     try:
         yield
     except UnfairServerError as exc:
-        from twenty48_replay.store import now_ms
-        from twenty48_replay.store.evidence import save_evidence
+        from twenty48_replay.store import save_evidence
+        from twenty48_replay.timestamps import now_ms
 
         try:
             report = save_evidence(store, now_ms(), str(exc), exc.evidence)

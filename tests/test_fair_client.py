@@ -24,8 +24,7 @@ from hostile_server import ESCAPES, LIES, HostileServer
 
 from twenty48_replay.client import Client
 from twenty48_replay.errors import Twenty48Error
-from twenty48_replay.store import Store
-from twenty48_replay.store.evidence import list_evidence, load_evidence
+from twenty48_replay.store import Store, list_evidence, load_evidence
 
 if TYPE_CHECKING:
     from cli.remote_play import remote_ui_play
@@ -145,7 +144,7 @@ def test_play_server_moves_stops_at_the_first_lie(lie: str | None, tmp_path: Pat
         assert result.returncode == 0, result.stderr
         assert "signature checked" in result.stderr
         with Store(str(db)) as store:
-            assert store.export_record(1).moves == letters
+            assert store.game_as_record(1).moves == letters
         return
     code, words = EXPECTED[lie]
     words = words.format(third=letters[2])

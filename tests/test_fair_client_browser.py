@@ -128,6 +128,7 @@ def test_the_play_page_reaches_the_same_verdict(
     assert line == python_verdict(lie, letters)  # the same verdict, word for word
     kept = json.loads(evidence)
     assert len(kept) == 1
+    assert download is not None
     for document in (kept[0], download):
         assert document["format"] == "twenty48-fair-evidence"
         assert document["verdict"] == line

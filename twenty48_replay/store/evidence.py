@@ -20,7 +20,7 @@ from twenty48_replay.record import dumps_value
 from twenty48_replay.store.tables import fair_evidence
 
 if TYPE_CHECKING:
-    from twenty48_replay.store import Store
+    from twenty48_replay.store.store import Store
 
 
 @attrs.frozen(slots=True)
