@@ -21,6 +21,7 @@ import pytest
 from conftest import run_cli
 from hostile import raw_controls
 from hostile_server import ESCAPES, LIES, HostileServer
+from test_cli_fair import one_line_error
 
 from twenty48_replay.client import Client
 from twenty48_replay.errors import Twenty48Error
@@ -91,14 +92,6 @@ EXPECTED: Final[dict[str, tuple[int, str]]] = {
 assert set(EXPECTED) == set(LIES)
 
 
-def one_line(stderr: str) -> str:
-    lines = stderr.splitlines()
-    assert len(lines) == 1, stderr
-    assert lines[0].startswith("twenty48: error: "), stderr
-    assert "Traceback" not in stderr
-    return lines[0]
-
-
 def kept_reports(db: Path) -> list[tuple[str, Any]]:
     """Every evidence report in the local store: (verdict, document)."""
     with Store(str(db)) as store:
@@ -149,7 +142,7 @@ def test_play_server_moves_stops_at_the_first_lie(lie: str | None, tmp_path: Pat
     code, words = EXPECTED[lie]
     words = words.format(third=letters[2])
     assert result.returncode == code, result.stdout + result.stderr
-    line = one_line(result.stderr)
+    line = one_line_error(result.stderr)
     assert words in line, line
     if code == 1:
         check_evidence(db, line, server)

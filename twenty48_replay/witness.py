@@ -219,6 +219,10 @@ class _Shape:
     def hex64(self, key: str) -> str:
         return self.text(key, _HEX64, Phrase(N_("64 lowercase hex characters")))
 
+    def position(self) -> tuple[Board, int, int]:
+        """``board``, ``score`` and ``moves``, in that order."""
+        return self.board(), self.integer("score"), self.integer("moves")
+
     def board(self, key: str = "board") -> Board:
         value = self.get(key)
         wanted = Phrase(N_("4 rows of 4 tiles (0 or a power of two from 2 to 131072)"))
@@ -369,9 +373,7 @@ class Witness:
         """Check the opening: two tiles of 2 or 4 on an empty board, score 0, move 0."""
         where = where_opening()
         shape = _Shape(answer, where)
-        board = shape.board()
-        score = shape.integer("score")
-        moves = shape.integer("moves")
+        board, score, moves = shape.position()
         self._same_game(shape, where, None)
         if moves != 0:
             raise self.broken(
@@ -592,9 +594,7 @@ class Witness:
         """Check the answer to finishing: the same game, as last shown, its seed committed."""
         where = where_reveal()
         shape = _Shape(answer, where)
-        board = shape.board()
-        score = shape.integer("score")
-        moves = shape.integer("moves")
+        board, score, moves = shape.position()
         server_seed = shape.hex64("server_seed")
         commitment = shape.get("commitment")
         client_seed = shape.get("client_seed")

@@ -12,7 +12,7 @@
 //   apiLeaderboard(limit)            GET  /api/leaderboard
 //   apiRandomClientSeed()            32 lowercase hex characters from crypto.getRandomValues
 //   apiListen(listener)              listener(request, sent, status, answer) hears every JSON
-//                                    answer as it arrives (witness.js keeps them as evidence)
+//                                    answer as it arrives (play_witness.js keeps them as evidence)
 //
 // A dropped connection or a 502/503/504 is sent again, unchanged: a move names
 // its number n, so the server answers a repeated n with the move from its log

@@ -17,7 +17,7 @@
 // queue, so fast typing loses nothing and moves are never sent out of order.
 // Player text (names, seeds) is only ever put in with textContent.
 //
-// Nothing the server sends is trusted (witness.js, the same checks as `play --server`):
+// Nothing the server sends is trusted (play_witness.js, the same checks as `play --server`):
 // the commitment must be 64 lowercase hex before it is shown, the opening two tiles of 2
 // or 4, and each move's answer the slide of the board shown plus one new 2 or 4 on an
 // empty cell, with the right score, flags and move number; at the end the signed record
@@ -45,7 +45,7 @@ import {
 } from "./api_client.js";
 import { BoardView } from "./board_view.js";
 import { commitmentOf, parseTrustedKey, TrustedKeyError } from "./fair.js";
-import { Witness, WitnessUnfair, WitnessUnusable } from "./witness.js";
+import { Witness, WitnessUnfair, WitnessUnusable } from "./play_witness.js";
 
 const PLAY_KEYS = Object.freeze({
   ArrowUp: "U",
@@ -114,7 +114,7 @@ class PlayPage {
     this.root = playEl("game");
     this.boardView = new BoardView(playEl("board")); // the export's board, same look
     this.game = null; // {id, token, commitment, clientSeed, player, board, score, moves, won}
-    this.witness = null; // witness.js: every answer of this game, checked as it arrives
+    this.witness = null; // play_witness.js: every answer of this game, checked as it arrives
     this.phase = "idle"; // idle | starting | playing | ending | over
     this.queue = [];
     this.busy = false;

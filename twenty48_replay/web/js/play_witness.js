@@ -1,4 +1,4 @@
-// witness.js: what the play page was shown, checked against the rules as each answer arrives
+// play_witness.js: what the play page was shown, checked against the rules as each answer arrives
 // (the browser's twenty48_replay/witness.py: the same checks, in the same order, in the
 // same English words, so a lying server gets the same verdict from `play --server`).
 //
@@ -129,6 +129,10 @@ class WitnessShape {
     return this.text(key, WITNESS_HEX64, "64 lowercase hex characters");
   }
 
+  position() {
+    return [this.board(), this.integer("score"), this.integer("moves")];
+  }
+
   board(key = "board") {
     const value = this.get(key);
     const wanted = "4 rows of 4 tiles (0 or a power of two from 2 to 131072)";
@@ -220,9 +224,7 @@ export class Witness {
   opened(answer) {
     const where = "the server's opening board";
     const shape = new WitnessShape(answer, where);
-    const board = shape.board();
-    const score = shape.integer("score");
-    const moves = shape.integer("moves");
+    const [board, score, moves] = shape.position();
     this.sameGame(shape, where, null);
     if (moves !== 0) throw this.broken(where, `it is numbered move ${moves}; a game opens at move 0`);
     if (score !== 0) throw this.broken(where, `its score is ${score}; a game opens at 0`);
@@ -363,9 +365,7 @@ export class Witness {
     // or one move beyond it whose answer was lost (its letter and new tile are deduced).
     const where = "the server's game after a lost answer";
     const shape = new WitnessShape(view, where);
-    const board = shape.board();
-    const score = shape.integer("score");
-    const moves = shape.integer("moves");
+    const [board, score, moves] = shape.position();
     const last = this.last;
     if (moves === last.moves && score === last.score && witnessSameBoard(board, last.board)) return last;
     if (moves === last.moves + 1) {
@@ -393,9 +393,7 @@ export class Witness {
   async revealed(answer) {
     const where = "the server's answer to finishing the game";
     const shape = new WitnessShape(answer, where);
-    const board = shape.board();
-    const score = shape.integer("score");
-    const moves = shape.integer("moves");
+    const [board, score, moves] = shape.position();
     const serverSeed = shape.hex64("server_seed");
     const commitment = shape.get("commitment");
     const clientSeed = shape.get("client_seed");

@@ -1,11 +1,11 @@
-// witness.js (the play page's checks of every server answer) against answers built here with
+// play_witness.js (the play page's checks of every server answer) against answers built here with
 // the spec modules: an honest game passes, and each kind of lie is named.  The browser test
 // (tests/test_fair_client_browser.py) plays the same checks against a lying HTTP server.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { jsModule } from "./helpers.mjs";
 
-const { Witness, WitnessUnfair, WitnessUnusable } = await jsModule("witness.js");
+const { Witness, WitnessUnfair, WitnessUnusable } = await jsModule("play_witness.js");
 const { applyMove, boardToRows, canMove, isWon, maxTile } = await jsModule("rules.js");
 const { SpawnRng, openingBoard } = await jsModule("rng.js");
 const api = await jsModule("api_client.js");
