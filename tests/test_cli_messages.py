@@ -154,6 +154,7 @@ COMMANDS = [
     "analyze",
     "check",
     "where",
+    "evidence",
     "serve",
 ]
 

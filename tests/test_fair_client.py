@@ -252,3 +252,27 @@ def test_the_tui_stops_at_the_first_lie(lie: str | None, tmp_path: Path) -> None
         check_evidence(db, line, server)
     if "info" in seen:
         assert raw_controls(seen["info"]) == []
+
+
+def test_evidence_text_from_the_server_reaches_the_terminal_escaped(tmp_path: Path) -> None:
+    """The verdict, the server's URL and every answer are the server's text: escaped in the
+    listing, and JSON (with those characters as \\uXXXX) in a report."""
+    from hostile import HOSTILE
+
+    from twenty48_replay.store import save_evidence
+
+    db = tmp_path / "local.sqlite3"
+    document = {
+        "server": "http://x" + HOSTILE,
+        "game_id": 1,
+        "answers": [{"request": "GET /api/games/1", "answer": {"error": HOSTILE + "\u2028"}}],
+    }
+    with Store(str(db)) as store:
+        save_evidence(store, 0, "verdict " + HOSTILE, document)
+    listed = run_cli("evidence", "--db", str(db))
+    shown = run_cli("evidence", "1", "--db", str(db))
+    for result in (listed, shown):
+        assert result.returncode == 0, result.stderr
+        assert raw_controls(result.stdout + result.stderr) == []
+        assert "\u2028" not in result.stdout
+    assert json.loads(shown.stdout) == document
