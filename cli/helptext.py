@@ -337,7 +337,7 @@ EXAMPLES: Final = {
     ),
     "evidence": (
         (N_("The reports kept"), "twenty48 evidence"),
-        (N_("Report 1 as JSON, to keep or send"), "twenty48 evidence 1 > evidence-1.json"),
+        (N_("Report 1 as JSON, to keep or send"), "twenty48 evidence 1"),
     ),
     "serve": (
         (N_("A score server on http://127.0.0.1:8048"), "twenty48 serve"),

@@ -130,6 +130,7 @@ class UnfairServerError(Twenty48Error):
 
 
 # ---------------------------------------------------------------- where
+# Which answer a message is about: the subject of "... breaks the rules" / "... is unusable".
 
 
 def where_new_game() -> Phrase:
@@ -239,16 +240,6 @@ class _Shape:
             return Board.from_rows(value)
         except ValueError:
             raise self.fail(key, wanted) from None
-
-
-def commitment_of(answer: object) -> str:
-    """The commitment of a new game's answer, refused unless 64 lowercase hex (exit 2).
-
-    Checked as it arrives, before anything is shown or played: a commitment
-    is a SHA-256 in hex, and anything else (escape sequences, uppercase, a
-    short string) means the game does not start.
-    """
-    return _Shape(answer, where_new_game()).hex64("commitment")
 
 
 # ---------------------------------------------------------------- what was shown
