@@ -15,7 +15,7 @@ import asyncio
 import json
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import pytest
 from conftest import run_cli
@@ -23,16 +23,11 @@ from hostile import raw_controls
 from hostile_server import ESCAPES, LIES, HostileServer
 from test_cli_fair import one_line_error
 
+from twenty48_cli.remote_play import remote_ui_play
+from twenty48_cli.tui.remote_app import RemotePlayApp, RemoteSession
 from twenty48_replay.client import Client
 from twenty48_replay.errors import Twenty48Error
 from twenty48_replay.store import Store, list_evidence, load_evidence
-
-if TYPE_CHECKING:
-    from cli.remote_play import remote_ui_play
-    from cli.tui.remote_app import RemotePlayApp, RemoteSession
-else:
-    from twenty48_cli.remote_play import remote_ui_play
-    from twenty48_cli.tui.remote_app import RemotePlayApp, RemoteSession
 
 CLIENT_SEED: Final = "hostile-test"
 PLAYER: Final = "ann"
