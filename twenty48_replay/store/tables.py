@@ -10,7 +10,9 @@ table added here is checked on open without further work.
 
 Schema history: version 1 had no ``log_digests``; version 2 adds it (the
 SHA-256 of each game's move string, kept with the projection) and stores
-``seed`` and ``player`` losslessly (see :class:`LosslessText`).
+``seed`` and ``player`` losslessly (see :class:`LosslessText`); version 3
+adds ``fair_evidence`` (what a fair-play client keeps when a server breaks
+a rule).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from twenty48_replay import __version__
 from twenty48_replay.board import Board
 
 #: Bumped whenever the schema changes; a newer database is refused.
-SCHEMA_VERSION: Final = 2
+SCHEMA_VERSION: Final = 3
 APPLICATION: Final = "twenty48-replay"
 #: The ``client`` of the records this program writes (exported games, signed fair records).
 CLIENT: Final = f"{APPLICATION} {__version__}"
@@ -217,4 +219,19 @@ submitted_records = Table(
     metadata,
     Column("game_id", Integer, ForeignKey("games.id"), primary_key=True, autoincrement=False),
     Column("submitted_ms", BigInteger, nullable=False),
+)
+
+# What ``play --server`` keeps when a score server breaks a rule of the game or of
+# fair play (twenty48_replay.witness): one row per broken game, holding the one-line
+# verdict and the evidence document (every answer received, in order, as JSON; the
+# bearer token only as its SHA-256).  ``twenty48 evidence`` lists and prints them.
+fair_evidence = Table(
+    "fair_evidence",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("saved_ms", BigInteger, nullable=False),
+    Column("server", LosslessText(2048), nullable=False),
+    Column("fair_game_id", BigInteger, nullable=True),
+    Column("verdict", LosslessText(2048), nullable=False),
+    Column("document", Text, nullable=False),
 )
