@@ -34,7 +34,7 @@ from twenty48_replay.record import Record
 from twenty48_replay.replay import VerifyResult, verify
 from twenty48_replay.store import connection as conn
 from twenty48_replay.store import dialects, recorder, repository, schema
-from twenty48_replay.store.legacy import V1, metadata_v1
+from twenty48_replay.store.legacy import EARLIER, V1
 from twenty48_replay.store.repository import (
     ANY_PLAYER,
     GameFilter,
@@ -414,18 +414,23 @@ class Store:
             except SQLAlchemyError:
                 values = {}
             version = conn.schema_version(values)
-            if version not in (V1, SCHEMA_VERSION):
+            known = (*EARLIER, SCHEMA_VERSION)
+            if version not in known:
                 problems.append(
                     f"schema version {values.get('schema_version')!r} is not one this "
-                    f"program knows ({V1} or {SCHEMA_VERSION})"
+                    f"program knows ({', '.join(map(str, known))})"
                 )
-            definition = metadata_v1 if version == V1 else metadata
+            definition = EARLIER.get(version or 0, metadata)
             actual = schema.actual(connection)
             problems.extend(
                 f"schema: {line}"
                 for line in schema.differences(schema.expected(connection, definition), actual)
             )
-            has_digests = version == SCHEMA_VERSION and ("table", log_digests.name) in actual
+            has_digests = (
+                version is not None
+                and V1 < version <= SCHEMA_VERSION
+                and ("table", log_digests.name) in actual
+            )
             # Rows are read only from real tables: a view named ``games`` or
             # ``moves`` is a query of the file's author, and a recursive one
             # never ends (check hung on such a file).
