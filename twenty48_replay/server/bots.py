@@ -46,6 +46,7 @@ import multiprocessing
 import os
 import statistics
 import threading
+from collections.abc import Sequence
 from concurrent.futures import BrokenExecutor, ProcessPoolExecutor
 from typing import Any, Final
 
@@ -95,7 +96,7 @@ class Rhythm:
     autocorrelation: float | None
 
 
-def rhythm(times: list[int | None]) -> Rhythm:
+def rhythm(times: Sequence[int | None]) -> Rhythm:
     """The rhythm of consecutive move times (ms); unknown or backwards steps are left out."""
     gaps = [b - a for a, b in itertools.pairwise(times) if a is not None and b is not None]
     gaps = [gap for gap in gaps if gap >= 0]
