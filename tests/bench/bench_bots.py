@@ -74,25 +74,30 @@ def play_one(job: tuple[str, str, str, bool, int, str]) -> dict[str, Any]:
     return result
 
 
-def play_setting(
-    url: str, kind: str, name: str, delays: bool, args: argparse.Namespace
+def play_settings(
+    url: str, settings: list[tuple[str, str, bool]], parallel: int, args: argparse.Namespace
 ) -> list[dict[str, Any]]:
-    """Every game of one setting; games with delays all at once, others two at a time."""
-    label = f"{kind}-{name}-{'delayed' if delays else 'instant'}"
-    jobs = [(url, kind, name, delays, args.moves, f"{label}-{i:02d}") for i in range(args.games)]
-    parallel = args.games if delays else args.parallel
+    """Every game of these settings (kind, name, delays), ``parallel`` games at once."""
+    jobs = []
+    for kind, name, delays in settings:
+        label = f"{kind}-{name}-{'delayed' if delays else 'instant'}"
+        jobs += [
+            (url, kind, name, delays, args.moves, f"{label}-{i:02d}") for i in range(args.games)
+        ]
     started = time.perf_counter()
+    results: list[dict[str, Any]] = []
     with ProcessPoolExecutor(max_workers=max(1, parallel)) as pool:
-        results = list(pool.map(play_one, jobs))
-    seconds = time.perf_counter() - started
-    moves = sum(r["moves"] for r in results)
-    print(
-        f"  played {label}: {len(results)} games, {moves} moves in {seconds:.0f} s "
-        f"(load {os.getloadavg()[0]:.1f})",
-        flush=True,
-    )
-    for r in results:
-        r["label"] = label
+        for job, result in zip(jobs, pool.map(play_one, jobs), strict=True):
+            result["label"] = job[5][:-3]
+            results.append(result)
+            done = [r for r in results if r["label"] == result["label"]]
+            if len(done) == args.games:
+                print(
+                    f"  played {result['label']}: {len(done)} games, "
+                    f"{sum(r['moves'] for r in done)} moves, {time.perf_counter() - started:.0f} s "
+                    f"since the phase began (load {os.getloadavg()[0]:.1f})",
+                    flush=True,
+                )
     return results
 
 
@@ -148,7 +153,7 @@ def report(results: list[dict[str, Any]], board: dict[str, dict[str, Any]]) -> N
         reasons = Counter(r for g in analysed for r in g.get("bot_reasons", []))
         print(
             f"{label:<28} {flagged:>3} / {len(analysed):<3}"
-            f" {_span(rates):>19} {rungs.most_common(1)[0][0] if rungs else '-':>12}"
+            f" {_span(rates):>19} {str(rungs.most_common(1)[0][0]) if rungs else '-':>12}"
             f" {_med(intervals):>11} {_med(spreads):>10} {_med(autocorr):>8}"
             f"  {dict(reasons)}"
         )
@@ -172,6 +177,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=20, help="games per setting")
     parser.add_argument("--moves", type=int, default=500, help="moves per game at most")
     parser.add_argument("--parallel", type=int, default=2, help="games at once without delays")
+    parser.add_argument(
+        "--delayed-parallel", type=int, default=40, help="games at once with delays"
+    )
     parser.add_argument("--only", help="comma-separated settings (default: all)")
     parser.add_argument("--extra-depths", default="", help="fixed depths outside the ladder")
     parser.add_argument("--no-instant", action="store_true", help="skip the runs without delays")
@@ -198,14 +206,10 @@ def main() -> None:
         db = args.pg or str(Path(folder) / "bench.sqlite3")
         with ServerProcess(db, Path(folder), "--no-access-log") as server:
             started = time.perf_counter()
-            results: list[dict[str, Any]] = []
-            for kind, name in settings:
-                modes = [True] if kind == "honest" else []
-                if kind == "solver":
-                    modes = [m for m in (False, True) if not (m and args.no_delayed)]
-                    modes = [m for m in modes if m or not args.no_instant]
-                for delays in modes:
-                    results += play_setting(server.url, kind, name, delays, args)
+            instant = [(k, n, False) for k, n in settings if k == "solver" and not args.no_instant]
+            delayed = [(k, n, True) for k, n in settings if k == "honest" or not args.no_delayed]
+            results = play_settings(server.url, instant, args.parallel, args)
+            results += play_settings(server.url, delayed, args.delayed_parallel, args)
             played = time.perf_counter() - started
             board = wait_for_analysis(server.url, [r["player"] for r in results], args.timeout)
             waited = time.perf_counter() - started - played
