@@ -7,7 +7,9 @@ The flag rates of the solver and of stand-ins for people are measured by
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import json
 import random
 import sqlite3
 import time
@@ -28,7 +30,7 @@ from twenty48_replay.server.bots import ENGINE, FAST, REGULAR, judge, rhythm, si
 from twenty48_replay.server.config import ServerConfig
 from twenty48_replay.solver import best_move
 from twenty48_replay.solver.agreement import agreement, choices, fixed_depth, ladder
-from twenty48_replay.store import Store
+from twenty48_replay.store import Store, schema
 from twenty48_replay.store import fair_games as fair_store
 from twenty48_replay.store.dialects import install_triggers
 from twenty48_replay.store.legacy import metadata_v2
@@ -222,6 +224,20 @@ def fetch(db: str, sql: str) -> list[tuple[Any, ...]]:
             return [tuple(row) for row in connection.execute(text(sql))]
     finally:
         engine.dispose()
+
+
+def test_version_2_is_frozen() -> None:
+    """The schema version 2 databases have (checked against main's tables.py of version 2
+    when it was frozen): a change to ``legacy.metadata_v2`` would refuse or damage them."""
+    frozen = {
+        schema.expected_sqlite: "2952b8a1379906047f5e91bac3fba6e963f2f2bc8fd87dc02f22788a59f84296",
+        schema.expected_postgresql: (
+            "baccb1b1fc58f1940a43254c2193d6439f9ce7010e6706fb35e190bb0ca85f81"
+        ),
+    }
+    for describe, digest in frozen.items():
+        text_ = json.dumps(sorted((list(k), v) for k, v in describe(metadata_v2).items()))
+        assert hashlib.sha256(text_.encode()).hexdigest() == digest, describe.__name__
 
 
 def test_a_version_2_database_is_upgraded_and_analysed_again(db: str) -> None:
