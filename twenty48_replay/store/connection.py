@@ -37,7 +37,7 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlch
 
 from twenty48_replay.errors import StoreError, Twenty48Error
 from twenty48_replay.store import dialects, schema, upgrade
-from twenty48_replay.store.legacy import EARLIER
+from twenty48_replay.store.legacy import OLDER
 from twenty48_replay.store.tables import APPLICATION, SCHEMA_VERSION, meta, metadata
 
 ENV_VAR: Final = "TWENTY48_DB"
@@ -416,7 +416,7 @@ def _sqlite_reader(path: Path) -> Engine:
 def _validate_read_only(path: Path, shown: str, read_only: bool) -> int | None:
     """Compare the whole schema through a read-only connection; refuse what differs.
 
-    Returns the earlier version the database has (to be upgraded), or None.
+    Returns the older version the database has (to be upgraded), or None.
     """
     engine = _sqlite_reader(path)
     try:
@@ -466,7 +466,11 @@ def schema_version(values: dict[str, str]) -> int | None:
 
 
 def _verdict(connection: Connection, shown: str) -> int | None:
-    """The earlier version the schema exactly is (to upgrade), None if current; refuse the rest."""
+    """The older version the schema exactly is (to upgrade), or None when it is current.
+
+    Anything else (another version number, any difference from the
+    version's exact schema) is refused.
+    """
     values = _marker(connection, shown)
     version = schema_version(values)
     if version is None:
@@ -479,9 +483,9 @@ def _verdict(connection: Connection, shown: str) -> int | None:
             f"{shown}: database schema version {version} is newer than this program "
             f"supports ({SCHEMA_VERSION}); upgrade twenty48-replay"
         )
-    definition = EARLIER.get(version, metadata)
-    if version != SCHEMA_VERSION and version not in EARLIER:
+    if version != SCHEMA_VERSION and version not in OLDER:
         raise StoreError(f"{shown}: unknown schema version {version}; run 'twenty48 check'")
+    definition = OLDER.get(version, metadata)
     found = schema.differences(schema.expected(connection, definition), schema.actual(connection))
     if found:
         more = f" and {len(found) - 3} more" if len(found) > 3 else ""
@@ -493,7 +497,7 @@ def _verdict(connection: Connection, shown: str) -> int | None:
 
 
 def _ensure_schema(engine: Engine, shown: str) -> None:
-    """Create the schema in an empty PostgreSQL schema; check it; upgrade an earlier version."""
+    """Create the schema in an empty PostgreSQL schema; check it; upgrade version 1."""
     with engine.connect() as reader:
         reader = reader.execution_options(**dialects.read_options(engine.dialect.name))
         empty = not schema.actual(reader)
@@ -518,9 +522,9 @@ def _ensure_schema(engine: Engine, shown: str) -> None:
 
 
 def _upgrade(engine: Engine, shown: str) -> None:
-    """Upgrade an earlier database of ours, in one write transaction."""
+    """Upgrade an older database of ours, in one write transaction."""
     with engine.begin() as connection:
-        version = _verdict(connection, shown)  # read again, now under the write lock
+        version = _verdict(connection, shown)  # checked again, now under the write lock
         if version is not None:
             upgrade.upgrade(connection, version)
             if _verdict(connection, shown) is not None:

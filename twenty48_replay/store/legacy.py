@@ -1,6 +1,6 @@
 """Schema versions 1 and 2, frozen: how an existing database of ours is recognised.
 
-A database is upgraded only if its schema is exactly what version 1
+A database is upgraded only if its schema is exactly what an older version
 created (compared the same way as the current schema), so nothing but our
 own, unaltered files is ever changed by an upgrade.  Never edit these
 definitions: they describe files that exist.
@@ -65,9 +65,6 @@ Table(
     Column("played_ms", BigInteger, nullable=True),
     sqlite_with_rowid=False,
 )
-
-# ------------------------------------------------------------------ version 2
-# (everything of version 3 but ``bot_signals``)
 
 metadata_v2 = MetaData()
 
@@ -147,5 +144,5 @@ Table(
     Column("submitted_ms", BigInteger, nullable=False),
 )
 
-#: Every earlier version this program recognises (and upgrades), with its schema.
-EARLIER: dict[int, MetaData] = {V1: metadata_v1, V2: metadata_v2}
+#: The frozen schema of each older version this program upgrades.
+OLDER: dict[int, MetaData] = {V1: metadata_v1, V2: metadata_v2}

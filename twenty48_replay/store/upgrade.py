@@ -1,31 +1,61 @@
 """Upgrading an older database of ours to the current schema, in one transaction.
 
-Called only after the whole schema was found to be exactly an earlier
-version (:mod:`twenty48_replay.store.legacy`), and inside the caller's
-write transaction: either every step lands or none.  Each step turns one
-version into the next, creating that version's tables as they were then.
-
+Called only after the whole schema was found to be exactly an older version
+(:mod:`twenty48_replay.store.legacy`), inside the caller's write
+transaction: either every step lands or none.  Each step takes one version
+to the next (:func:`upgrade` runs them in order).
 Version 2 adds the score server's ``fair_games`` and ``submitted_records``,
 and ``log_digests`` (the SHA-256 of each game's move string,
 computed here from the log), stores ``seed`` and ``player`` escaped (see
 :func:`~twenty48_replay.store.tables.escape_text`; only values holding
 U+0000 or U+0001 change) and, on PostgreSQL, widens both to ``TEXT``.
-Version 3 adds ``bot_signals`` and has every analysed fair game analysed
-again (the signals of version 2 came from one shallow search only).
+Version 3 adds ``bot_signals`` (the detail of each fair game's bot
+signals) and has every analysed fair game analysed again: the signals of
+version 2 came from one shallow search only.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
 from itertools import groupby
-from typing import Final
 
 from sqlalchemy import text, update
 from sqlalchemy.engine import Connection
 
-from twenty48_replay.store.legacy import V1, V2, metadata_v2
-from twenty48_replay.store.tables import SCHEMA_VERSION, bot_signals, escape_text, fair_games, meta
+from twenty48_replay.store.tables import (
+    SCHEMA_VERSION,
+    bot_signals,
+    escape_text,
+    fair_games,
+    log_digests,
+    meta,
+    submitted_records,
+)
+
+
+def upgrade(connection: Connection, version: int) -> None:
+    """Take a database of schema ``version`` (1 or 2) to the current one, step by step."""
+    if version < 2:
+        to_v2(connection)
+    to_v3(connection)
+    _set_version(connection, SCHEMA_VERSION)
+
+
+def _set_version(connection: Connection, version: int) -> None:
+    connection.execute(
+        update(meta).where(meta.c.key == "schema_version").values(value=str(version))
+    )
+
+
+def to_v3(connection: Connection) -> None:
+    """Version 2 to 3: the detail of the bot signals; every fair game is analysed again."""
+    bot_signals.create(connection)
+    connection.execute(
+        update(fair_games)
+        .where(fair_games.c.analysis.in_(("done", "failed", "running")))
+        .values(analysis="pending", analysis_ms=None)
+    )
+    _set_version(connection, 3)
 
 
 def to_v2(connection: Connection) -> None:
@@ -34,8 +64,9 @@ def to_v2(connection: Connection) -> None:
         connection.exec_driver_sql(
             "ALTER TABLE games ALTER COLUMN seed TYPE TEXT, ALTER COLUMN player TYPE TEXT"
         )
-    for name in ("log_digests", "fair_games", "submitted_records"):  # fair_games: the server's
-        metadata_v2.tables[name].create(connection)
+    log_digests.create(connection)
+    fair_games.create(connection)  # the score server's tables (twenty48 serve)
+    submitted_records.create(connection)
     rows = connection.exec_driver_sql("SELECT id, seed, player FROM games").fetchall()
     for game_id, seed, player in rows:
         values = {
@@ -60,33 +91,5 @@ def to_v2(connection: Connection) -> None:
     empty = hashlib.sha256(b"").hexdigest()
     entries = [{"game_id": row[0], "digest": digests.get(row[0], empty)} for row in rows]
     if entries:
-        connection.execute(metadata_v2.tables["log_digests"].insert(), entries)
-    _set_version(connection, V2)
-
-
-def to_v3(connection: Connection) -> None:
-    """Turn a version 2 schema into version 3: add ``bot_signals``, analyse again."""
-    bot_signals.create(connection)
-    connection.execute(
-        update(fair_games)
-        .where(fair_games.c.analysis.in_(("done", "failed", "running")))
-        .values(analysis="pending", analysis_ms=None)
-    )
-    _set_version(connection, 3)
-
-
-#: The step from each earlier version to the next.
-STEPS: Final[dict[int, Callable[[Connection], None]]] = {V1: to_v2, V2: to_v3}
-
-
-def upgrade(connection: Connection, version: int) -> None:
-    """Run every step from ``version`` to the current one."""
-    while version < SCHEMA_VERSION:
-        STEPS[version](connection)
-        version += 1
-
-
-def _set_version(connection: Connection, version: int) -> None:
-    connection.execute(
-        update(meta).where(meta.c.key == "schema_version").values(value=str(version))
-    )
+        connection.execute(log_digests.insert(), entries)
+    _set_version(connection, 2)
