@@ -70,6 +70,8 @@ PICK_WINDOW: Final = 16
 SETTLE_BATCH: Final = 500
 #: The most move times read for the rhythm of one game.
 MAX_TIMED_MOVES: Final = 100_000
+#: The longest median interval stored (the column is a 32-bit integer: 24 days).
+MAX_STORED_MS: Final = 2**31 - 1
 #: Fewer intervals than this say nothing about their shape.
 MIN_INTERVALS: Final = 20
 #: The most leaderboard games a review (``admin suspects``) looks at.
@@ -111,7 +113,9 @@ def rhythm(times: Sequence[int | None]) -> Rhythm:
         mean = statistics.fmean(gaps)
         variation = statistics.pstdev(gaps) / mean if mean > 0 else None
         autocorrelation = _lag1([math.log1p(gap) for gap in gaps])
-    return Rhythm(len(gaps), int(median), dispersion, variation, autocorrelation)
+    return Rhythm(
+        len(gaps), min(int(median), MAX_STORED_MS), dispersion, variation, autocorrelation
+    )
 
 
 def _lag1(values: list[float]) -> float | None:
