@@ -463,7 +463,7 @@ class IntegrityContract:
         ]
 
     def test_a_version_2_database_is_upgraded_in_place(self, db_url: str) -> None:
-        """Version 3 only adds fair_evidence: games and the server's rows stay as they were."""
+        """Version 3 only adds fair_evidence and bot_signals: games and server rows stay as they were."""
         letters = greedy_letters("two", 12)
         state = GameState.new("two")
         for letter in letters:
@@ -483,6 +483,7 @@ class IntegrityContract:
         engine = create_engine(db_url)
         with engine.begin() as connection:  # back to exactly version 2, the game kept
             connection.exec_driver_sql("DROP TABLE fair_evidence")
+            connection.exec_driver_sql("DROP TABLE bot_signals")
             connection.exec_driver_sql(
                 "UPDATE twenty48_meta SET value = '2' WHERE key = 'schema_version'"
             )

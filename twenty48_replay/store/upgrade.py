@@ -10,7 +10,9 @@ computed here from the log), stores ``seed`` and ``player`` escaped (see
 :func:`~twenty48_replay.store.tables.escape_text`; only values holding
 U+0000 or U+0001 change) and, on PostgreSQL, widens both to ``TEXT``.
 Version 3 adds ``fair_evidence`` (kept by ``play --server`` when a server
-breaks a rule).
+breaks a rule) and ``bot_signals`` (the detail of each fair game's bot
+signals), and has every analysed fair game analysed again: the signals of
+version 2 came from one shallow search only.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from sqlalchemy.engine import Connection
 
 from twenty48_replay.store.tables import (
     SCHEMA_VERSION,
+    bot_signals,
     escape_text,
     fair_evidence,
     fair_games,
@@ -47,8 +50,14 @@ def _set_version(connection: Connection, version: int) -> None:
 
 
 def to_v3(connection: Connection) -> None:
-    """Version 2 to 3: the table of fair-play evidence."""
+    """Version 2 to 3: fair-play evidence; bot-signal detail (every fair game analysed again)."""
     fair_evidence.create(connection)
+    bot_signals.create(connection)
+    connection.execute(
+        update(fair_games)
+        .where(fair_games.c.analysis.in_(("done", "failed", "running")))
+        .values(analysis="pending", analysis_ms=None)
+    )
     _set_version(connection, 3)
 
 
