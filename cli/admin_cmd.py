@@ -18,8 +18,8 @@ from twenty48_replay.i18n import N_, _
 from twenty48_replay.text import printable
 
 from .common import DbOption, JsonOption, open_store
-from .helptext import Group
 from .output import emit, emit_json, warn
+from .typer_help import Group
 
 #: A revocation reason is published and shown to verifiers: 1-500 characters (SPEC 11.6).
 MAX_REASON: Final = 500

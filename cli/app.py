@@ -19,14 +19,16 @@ from twenty48_replay.i18n import N_, _
 
 from .admin_cmd import admin_app, keys_command, revoke_key_command
 from .backup_cmd import backup_command
+from .evidence_cmd import evidence_command
 from .games_cmd import check_command, list_command, show_command, stats_command, where_command
-from .helptext import ROOT_EXAMPLES, Group, examples, register
+from .helptext import ROOT_EXAMPLES, examples
 from .output import fail
 from .play_cmd import play_command
 from .records_cmd import export_command, import_command
 from .replay_cmd import replay_command
 from .serve_cmd import serve_command
 from .solver_cmd import analyze_command, autoplay_command, hint_command
+from .typer_help import Group, register
 from .verify_cmd import verify_command
 
 app = typer.Typer(
@@ -106,6 +108,7 @@ register(app, "autoplay", autoplay_command)
 register(app, "analyze", analyze_command)
 register(app, "check", check_command)
 register(app, "where", where_command)
+register(app, "evidence", evidence_command)
 register(app, "serve", serve_command)
 register(app, "backup", backup_command)
 register(admin_app, "keys", keys_command, group="admin")

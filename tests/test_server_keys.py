@@ -281,10 +281,12 @@ def test_a_version_2_database_with_signed_records_is_upgraded(db: str, tmp_path:
     backend = "postgresql" if "://" in db else "sqlite"
     with ServerProcess(db, tmp_path, "--no-analysis") as running:
         record = finished_record(running.url, "eve")
-    # Back to exactly version 2: no key history (and on PostgreSQL no trigger function).
+    # Back to exactly version 2: none of version 3's tables (no key history, and on
+    # PostgreSQL no trigger function).
     engine = create_engine(db if "://" in db else f"sqlite:///{db}")
     with engine.begin() as connection:
-        connection.execute(text("DROP TABLE key_events"))
+        for table in ("key_events", "fair_evidence", "bot_signals"):
+            connection.execute(text(f"DROP TABLE {table}"))
         if backend == "postgresql":
             connection.execute(text("DROP FUNCTION twenty48_key_events_append_only()"))
         connection.execute(

@@ -4,11 +4,18 @@ The package's face: :class:`Store` (``store.py``) is the one entry point.
 Inside: ``connection`` opens and checks a database, ``tables`` is the
 schema, ``reads`` and ``writes`` are the SQL of local games, and
 ``fair_games`` is all the SQL of the score server (its key history in
-``server_keys``), ``backup`` copies a live SQLite database.
+``server_keys``), ``evidence`` the reports ``play --server`` keeps when a
+server breaks a rule, ``backup`` copies a live SQLite database.
 """
 
 from twenty48_replay.errors import DamagedGameError
 from twenty48_replay.store.backup import BackupReport
+from twenty48_replay.store.evidence import (
+    EvidenceInfo,
+    list_evidence,
+    load_evidence,
+    save_evidence,
+)
 from twenty48_replay.store.reads import ANY_PLAYER, GameInfo, Stats
 from twenty48_replay.store.store import CheckReport, GameSession, ImportOutcome, Store
 
@@ -17,9 +24,13 @@ __all__ = [
     "BackupReport",
     "CheckReport",
     "DamagedGameError",
+    "EvidenceInfo",
     "GameInfo",
     "GameSession",
     "ImportOutcome",
     "Stats",
     "Store",
+    "list_evidence",
+    "load_evidence",
+    "save_evidence",
 ]

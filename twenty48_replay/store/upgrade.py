@@ -9,10 +9,14 @@ and ``log_digests`` (the SHA-256 of each game's move string,
 computed here from the log), stores ``seed`` and ``player`` escaped (see
 :func:`~twenty48_replay.store.tables.escape_text`; only values holding
 U+0000 or U+0001 change) and, on PostgreSQL, widens both to ``TEXT``.
-Version 3 adds ``key_events`` (the server's key history) with its
-append-only triggers; the key a version 2 server signed with is recorded by
-the next ``twenty48 serve`` that starts with its key file
-(:mod:`twenty48_replay.store.server_keys`), as only the key file holds it.
+Version 3 adds ``fair_evidence`` (kept by ``play --server`` when a server
+breaks a rule), ``bot_signals`` (the detail of each fair game's bot
+signals) and ``key_events`` (the server's key history, with its append-only
+triggers), and has every analysed fair game analysed again: the signals of
+version 2 came from one shallow search only.  The key a version 2 server
+signed with is recorded by the next ``twenty48 serve`` that starts with its
+key file (:mod:`twenty48_replay.store.server_keys`), as only the key file
+holds it.
 """
 
 from __future__ import annotations
@@ -26,7 +30,9 @@ from sqlalchemy.engine import Connection
 from twenty48_replay.store import dialects
 from twenty48_replay.store.tables import (
     SCHEMA_VERSION,
+    bot_signals,
     escape_text,
+    fair_evidence,
     fair_games,
     key_events,
     log_digests,
@@ -50,9 +56,17 @@ def _set_version(connection: Connection, version: int) -> None:
 
 
 def to_v3(connection: Connection) -> None:
-    """Version 2 to 3: the server's key history, append-only like the move log."""
+    """Version 2 to 3: fair-play evidence; bot-signal detail (every fair game
+    analysed again); the server's key history, append-only like the move log."""
+    fair_evidence.create(connection)
+    bot_signals.create(connection)
     key_events.create(connection)
     dialects.install_triggers(connection)  # every table's: CREATE ... IF NOT EXISTS / REPLACE
+    connection.execute(
+        update(fair_games)
+        .where(fair_games.c.analysis.in_(("done", "failed", "running")))
+        .values(analysis="pending", analysis_ms=None)
+    )
     _set_version(connection, 3)
 
 
