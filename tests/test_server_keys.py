@@ -245,8 +245,10 @@ def test_a_rotation_elsewhere_stops_signing_here(pg_db: str, tmp_path: Path) -> 
             db, tmp_path, "--no-analysis", "--key", str(new_file), "--rotate-key"
         ) as second:
             assert Client(second.url).key()["key_id"] == ServerKey.load(new_file).key_id
+        # A fresh connection: the first one idled past uvicorn's keep-alive timeout (5 s)
+        # while the second server started.
         with pytest.raises(ServerError) as refused:
-            client.finish(game.id, game.token)
+            Client(first.url, retries=0).finish(game.id, game.token)
         assert "rotated by another process" in str(refused.value)
         assert Client(first.url).game(game.id)["finished"] is False
         status, answer = _get(first.url, "/readyz")
