@@ -18,11 +18,13 @@ from pathlib import Path
 
 import pytest
 from conftest import run_cli
+from leaks import assert_no_leak, private_key_forms
 from pg import fresh_database
 from server_harness import ServerProcess
 from test_server import play_some
 
 from twenty48_replay.client import Client, RemoteGame
+from twenty48_replay.signing import ServerKey
 
 
 @pytest.fixture(autouse=True)
@@ -96,10 +98,23 @@ def test_backup_while_serving_then_restore_and_verify(tmp_path: Path) -> None:
     restored = tmp_path / "restored" / "games.sqlite3"
     restored.parent.mkdir()
     shutil.copy2(copy, restored)
+    # Without its key file the restored database is refused loudly: one line naming the
+    # key its records were signed with and the file it looked for, exit 2, and no new key
+    # made (a new key would make every old record fail verify --trust URL as not fair).
+    restored_key = Path(str(restored) + ".server-key.pem")
     without_key = run_cli("serve", "--db", str(restored), "--port", "1", timeout=60)
-    assert without_key.returncode == 2  # the key file is not in the backup
-    assert "missing" in without_key.stderr
-    shutil.copy2(str(live) + ".server-key.pem", str(restored) + ".server-key.pem")
+    assert without_key.returncode == 2, without_key.stderr
+    (line,) = without_key.stderr.strip().splitlines()
+    assert "missing" in line
+    assert records[0]["fair"]["key_id"] in line
+    assert str(restored_key) in line
+    assert "--rotate-key" in line
+    assert "Traceback" not in without_key.stderr
+    assert not restored_key.exists()
+    assert without_key.stdout == ""
+    key = ServerKey.load(Path(str(live) + ".server-key.pem"))
+    assert_no_leak([result.stdout, result.stderr, line], private_key_forms(key))
+    shutil.copy2(str(live) + ".server-key.pem", restored_key)
     with ServerProcess(str(restored), tmp_path, "--no-analysis") as server:
         files = []
         for index, record in enumerate(records):

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from conftest import run_cli
+from leaks import assert_no_leak, private_key_forms
 from pg import fresh_database
 from server_harness import ServerProcess
 from sqlalchemy import create_engine, text
@@ -84,9 +85,11 @@ def default_key(db: str, tmp_path: Path) -> Path:
 
 def test_rotation_and_revocation_end_to_end(db: str, tmp_path: Path) -> None:
     """Sign, refuse a lost or foreign key, rotate, verify old and new, revoke, verify again."""
+    said: list[str | bytes] = []  # every answer, log and command output, scanned at the end
     with ServerProcess(db, tmp_path, "--no-analysis") as first:
         old_record = finished_record(first.url, "ann")
         document = Client(first.url).key()
+        said += [first.log_text(), json.dumps(document), json.dumps(old_record)]
     old_key = old_record["fair"]["key_id"]
     assert document["key_id"] == old_key
     (entry,) = document["keys"]
@@ -101,12 +104,14 @@ def test_rotation_and_revocation_end_to_end(db: str, tmp_path: Path) -> None:
     other.chmod(0o600)
     other_id = ServerKey.load(other).key_id
     line = serve_refused(db, "--key", str(other))
+    said.append(line)
     assert other_id in line
     assert old_key in line
     assert "--rotate-key" in line
     moved = tmp_path / "kept-away.pem"
     key_file.rename(moved)
     line = serve_refused(db)
+    said.append(line)
     assert "missing" in line
     assert old_key in line
     assert "--rotate-key" in line
@@ -138,6 +143,7 @@ def test_rotation_and_revocation_end_to_end(db: str, tmp_path: Path) -> None:
         )
         # The replay page of the old game trusts every published key, the retired one too.
         status, page = _get_text(rotated.url, "/games/1")
+        said += [page, json.dumps(published), json.dumps(new_record)]
         assert status == 200
         assert old_key in page
         assert new_key in page
@@ -159,6 +165,8 @@ def test_rotation_and_revocation_end_to_end(db: str, tmp_path: Path) -> None:
         assert old_verdict["valid"] is False
         assert "revoked: copied off the old host" in old_verdict["reasons"][0]
         assert new_verdict["fair"] == "fair"
+        said += [refused.stdout, refused.stderr, revoked.stdout, revoked.stderr]
+        said += [json.dumps(Client(rotated.url).key()), rotated.log_text()]
 
     again = run_cli("admin", "revoke-key", old_key, "--reason", "twice", "--db", db)
     assert again.returncode == 1
@@ -177,14 +185,22 @@ def test_rotation_and_revocation_end_to_end(db: str, tmp_path: Path) -> None:
     assert keys[new_key]["until"] is None
     assert keys[old_key]["revoked"] is True
     human = run_cli("admin", "keys", "--db", db)
+    said += [again.stderr, unknown.stderr, listing.stdout, human.stdout, human.stderr]
     assert "in use" in human.stdout
     assert "revoked: copied off the old host" in human.stdout
 
     # A retired (here revoked) key never comes back, rotation or not.
     for extra in ([], ["--rotate-key"]):
         line = serve_refused(db, "--key", str(key_file), *extra)
+        said.append(line)
         assert old_key in line
         assert "one period only" in line
+    # Neither private key, in any encoding, in anything the server or a command said.
+    secrets = [
+        *private_key_forms(ServerKey.load(key_file)),
+        *private_key_forms(ServerKey.load(new_file)),
+    ]
+    assert_no_leak(said, secrets)
 
 
 def test_the_key_history_is_append_only(db: str, tmp_path: Path) -> None:

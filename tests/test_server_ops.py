@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from leaks import assert_no_leak, private_key_forms
 from pg import fresh_database, server_url
 from server_harness import ServerProcess
 from sqlalchemy import create_engine, text
@@ -284,11 +285,8 @@ def test_no_secret_in_any_answer_or_log(db: str, tmp_path: Path) -> None:
             {"i": open_game.id},
         ).one()
     engine.dispose()
-    pem_body = b"".join(key.private_pem().splitlines()[1:-1])
-    secrets = [server_seed.encode(), game_seed.encode(), pem_body]
-    for secret in secrets:
-        assert all(secret not in content for content in seen)
-        assert secret not in log
+    secrets = [server_seed.encode(), game_seed.encode(), *private_key_forms(key)]
+    assert_no_leak([*seen, log], secrets)
 
 
 def _flatten(answer: tuple[int, dict[str, str], bytes]) -> list[bytes]:
