@@ -12,6 +12,7 @@ import json
 import shutil
 import sqlite3
 import stat
+import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +22,7 @@ from conftest import run_cli
 from leaks import assert_no_leak, private_key_forms
 from pg import fresh_database
 from server_harness import ServerProcess
+from sqlalchemy.engine import make_url
 from test_server import play_some
 
 from twenty48_replay.client import Client, RemoteGame
@@ -167,3 +169,70 @@ def test_backup_refusals(tmp_path: Path, pg_db: str) -> None:
     assert not (tmp_path / "pg.sqlite3").exists()
     for result in (postgres, missing):
         assert "Traceback" not in result.stderr
+
+
+def _libpq(url: str) -> str:
+    """The libpq URL of an SQLAlchemy one (pg_dump knows no ``+psycopg``)."""
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+def test_postgresql_backup_with_pg_dump_while_serving_as_the_guide_says(
+    tmp_path: Path, pg_db: str
+) -> None:
+    """docs/operating-keys.md section 7 for PostgreSQL: pg_dump while serve commits moves,
+    pg_restore into a new database, twenty48 check, serve with the key, verify --trust URL."""
+    tools = [shutil.which(name) for name in ("pg_dump", "pg_restore")]
+    if None in tools:
+        pytest.skip("pg_dump / pg_restore not installed")
+    key_file = tmp_path / "server-key.pem"
+    dump = tmp_path / "twenty48.dump"
+    with ServerProcess(pg_db, tmp_path, "--no-analysis", "--key", str(key_file)) as server:
+        record = RemoteGame(Client(server.url), "ann")
+        play_some(record, 6)
+        signed = record.finish()
+        playing = RemoteGame(Client(server.url), "bob")
+        stop = threading.Event()
+
+        def keep_playing() -> None:
+            while not stop.is_set() and not playing.finished:
+                play_some(playing, playing.state.moves + 1)
+
+        player = threading.Thread(target=keep_playing)
+        player.start()
+        try:
+            while playing.state.moves < 3:
+                threading.Event().wait(0.05)
+            dumped = subprocess.run(
+                ["pg_dump", "--format=custom", f"--file={dump}", _libpq(pg_db)],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+        finally:
+            stop.set()
+            player.join(timeout=60)
+    assert dumped.returncode == 0, dumped.stderr
+
+    for restored in fresh_database():
+        loaded = subprocess.run(
+            ["pg_restore", "--no-owner", "-d", _libpq(restored), str(dump)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert loaded.returncode == 0, loaded.stderr
+        checked = run_cli("check", "--db", restored)
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+        # Without the key file: refused (one line, exit 2); with it, the old record is fair.
+        line = run_cli("serve", "--db", restored, "--port", "1", "--key", str(tmp_path / "none"))
+        assert line.returncode == 2, line.stderr
+        assert signed["fair"]["key_id"] in line.stderr
+        with ServerProcess(restored, tmp_path, "--no-analysis", "--key", str(key_file)) as server:
+            path = tmp_path / "record.json"
+            path.write_text(json.dumps(signed))
+            verified = run_cli("verify", "--json", "--trust", server.url, str(path))
+            assert verified.returncode == 0, verified.stdout + verified.stderr
+            assert json.loads(verified.stdout)["fair"] == "fair"
+            assert Client(server.url).game(playing.id)["moves"] >= 3
