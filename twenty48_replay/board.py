@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 import attrs
 
-from twenty48_replay import rows
+from twenty48_replay import native, rows
 
 
 class Direction(enum.Enum):
@@ -179,7 +179,13 @@ class Board:
         )
 
     def is_over(self) -> bool:
-        """No direction changes the board."""
+        """No direction changes the board (one C call with the native core)."""
+        if native.core is not None:
+            try:
+                over: bool = native.core.is_over(self.packed)
+            except OverflowError as exc:
+                raise rows.TileOverflowError(str(exc)) from None
+            return over
         return not self.valid_directions()
 
     def with_tile(self, cell: int, value: int) -> Board:
