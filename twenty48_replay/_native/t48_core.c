@@ -12,6 +12,7 @@
  */
 #include "t48_py.h"
 #include "t48_hmac.h"
+#include "t48_replay.h"
 #include "t48_rows.h"
 
 #include <stdlib.h>
@@ -20,10 +21,6 @@
 #define RELEASE_GIL_MOVES 2048
 /* The most steps one steps() call returns (the Python side asks in chunks). */
 #define MAX_STEPS_PER_CALL 65536
-
-static const signed char LETTER_CODE[256] = {
-    ['U'] = T48_UP + 1, ['D'] = T48_DOWN + 1, ['L'] = T48_LEFT + 1, ['R'] = T48_RIGHT + 1,
-};
 
 /* rows.TileOverflowError's text; the Python side turns OverflowError into it. */
 #define OVERFLOW_MESSAGE "merging two 2147483648 tiles overflows the board"
@@ -38,93 +35,6 @@ static int has_overflow_line(t48_board b, int columns) {
         if (columns && (t48_row_entry(t.row[i], T48_TOWARD_START) & T48_ROW_OVERFLOW)) return 1;
     }
     return 0;
-}
-
-enum { RUN_OK = 0, RUN_NULL_MOVE, RUN_BAD_LETTER, RUN_OVERFLOW, RUN_FULL };
-
-typedef struct {
-    uint64_t gained;
-    t48_board board; /* after the move and its spawn */
-    uint8_t cell;
-    uint8_t four;
-} step_record;
-
-typedef struct {
-    t48_board board; /* the last valid state */
-    uint64_t score;  /* points of the moves replayed by this call */
-    size_t done;     /* valid moves replayed by this call */
-    int status;      /* RUN_*: why it stopped (RUN_OK: end of the string) */
-} run_result;
-
-/* Place spawn k's tile from its digest on a board that has an empty cell. */
-static inline int place_spawn(t48_board *b, const uint32_t digest[8], step_record *step) {
-    unsigned empty = t48_empty_mask(*b);
-    unsigned count = (unsigned)t48_popcount16(empty);
-    if (T48_UNLIKELY(count == 0)) return -1; /* impossible after a valid move */
-    int cell = t48_nth_set_bit(empty, (unsigned)(t48_draw_selector(digest) % count));
-    int four = t48_draw_four(digest);
-    t48_set_cell(b, cell, four ? 2u : 1u);
-    if (step != NULL) {
-        step->cell = (uint8_t)cell;
-        step->four = (uint8_t)four;
-    }
-    return 0;
-}
-
-/* The replay loop: moves[0..n) from board b, move i being move number start + i + 1,
- * followed by spawn k = start + i + 2.  Digests are computed two at a time
- * (k and k + 1 interleaved), which costs little more than one. */
-static void replay_moves(const t48_hmac_key *hk, const unsigned char *moves, size_t n,
-                         uint64_t start, t48_board b, run_result *out, step_record *steps) {
-    uint32_t pair[2][8];
-    uint64_t score = 0;
-    size_t i = 0;
-    int status = RUN_OK;
-    for (; i < n; i++) {
-        int code = LETTER_CODE[moves[i]] - 1;
-        if (T48_UNLIKELY(code < 0)) {
-            status = RUN_BAD_LETTER;
-            break;
-        }
-        uint64_t gained = 0;
-        int moved = t48_move(&b, code, &gained);
-        if (T48_UNLIKELY(moved <= 0)) {
-            status = moved == 0 ? RUN_NULL_MOVE : RUN_OVERFLOW;
-            break;
-        }
-        score += gained;
-        uint64_t k = start + i + 2;
-        if ((i & 1) == 0) {
-            if (i + 1 < n) {
-                t48_hmac_counter2(hk, k, pair[0], pair[1]);
-            } else {
-                t48_hmac_counter(hk, k, pair[0]);
-            }
-        }
-        step_record *step = steps != NULL ? &steps[i] : NULL;
-        if (T48_UNLIKELY(place_spawn(&b, pair[i & 1], step) < 0)) {
-            status = RUN_FULL;
-            break;
-        }
-        if (step != NULL) {
-            step->gained = gained;
-            step->board = b;
-        }
-    }
-    out->board = b;
-    out->score = score;
-    out->done = i;
-    out->status = status;
-}
-
-/* The opening board of a seed: spawns k = 0 and k = 1 on the empty board. */
-static t48_board opening_board(const t48_hmac_key *hk) {
-    uint32_t first[8], second[8];
-    t48_hmac_counter2(hk, 0, first, second);
-    t48_board b = {{0, 0, 0, 0}};
-    place_spawn(&b, first, NULL);
-    place_spawn(&b, second, NULL);
-    return b;
 }
 
 /* ---------------------------------------------------------------- arguments */
@@ -155,7 +65,7 @@ static int parse_replay_args(PyObject *const *args, Py_ssize_t nargs, const char
     }
     t48_hmac_init(&out->key, (const uint8_t *)key, (size_t)key_length);
     if (args[2] == Py_None) {
-        out->board = opening_board(&out->key);
+        out->board = t48_opening_board(&out->key);
     } else if (t48_board_from_pyint(args[2], 1, &out->board) < 0) {
         return -1;
     }
@@ -183,10 +93,10 @@ static int raise_for(const run_result *r, const replay_args *a) {
 
 static void run_released(replay_args *a, run_result *r, step_record *steps) {
     if (a->n > RELEASE_GIL_MOVES) {
-        Py_BEGIN_ALLOW_THREADS replay_moves(&a->key, a->moves, a->n, a->start, a->board, r, steps);
+        Py_BEGIN_ALLOW_THREADS t48_replay_moves(&a->key, a->moves, a->n, a->start, a->board, r, steps);
         Py_END_ALLOW_THREADS
     } else {
-        replay_moves(&a->key, a->moves, a->n, a->start, a->board, r, steps);
+        t48_replay_moves(&a->key, a->moves, a->n, a->start, a->board, r, steps);
     }
 }
 
@@ -365,7 +275,7 @@ static PyObject *core_play(PyObject *self, PyObject *const *args, Py_ssize_t nar
     uint32_t digest[8];
     t48_hmac_counter(&hk, moves + 2, digest);
     step_record step;
-    if (place_spawn(&b, digest, &step) < 0) {
+    if (t48_place_spawn(&b, digest, &step) < 0) {
         PyErr_SetString(PyExc_RuntimeError, "no empty cell to spawn into");
         return NULL;
     }
