@@ -6,9 +6,7 @@
  * The search runs without the GIL, so each call takes a transposition table
  * from a small pool (the pool itself is only touched with the GIL held).
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-
+#include "t48_py.h"
 #include "t48_solver_core.h"
 
 /* Table sizes a caller may ask for: 2**18 (4 MB) to 2**24 (256 MB). */
@@ -85,34 +83,33 @@ static int read_int(PyObject *obj, const char *name, long low, long high, long *
 }
 
 PyDoc_STRVAR(search_doc,
-             "search(lo, hi, depth, min_depth, cutoff, max_nodes, reuse_deeper, tt_bits)\n"
+             "search(packed, depth, min_depth, cutoff, max_nodes, reuse_deeper, tt_bits)\n"
              "--\n\n"
-             "Expectimax from the board whose packed integer is lo | hi << 64.\n"
+             "Expectimax from the board whose packed integer (Board.packed) is given.\n"
              "Returns (values, depth, nodes, moves, tt_hits, wide): values is a 4-tuple in\n"
              "direction-code order (U, D, L, R) with None where the move is not valid.");
 
 static PyObject *py_search(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
-    if (nargs != 8) {
-        PyErr_SetString(PyExc_TypeError, "search() takes 8 arguments");
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "search() takes 7 arguments");
         return NULL;
     }
-    uint64_t lo, hi, max_nodes;
+    t48_board board;
+    uint64_t max_nodes;
     long depth, min_depth, reuse, bits;
-    if (read_u64(args[0], "lo", &lo) < 0 || read_u64(args[1], "hi", &hi) < 0
-        || read_int(args[2], "depth", 0, X48_MAX_DEPTH, &depth) < 0
-        || read_int(args[3], "min_depth", 0, X48_MAX_DEPTH, &min_depth) < 0
-        || read_u64(args[5], "max_nodes", &max_nodes) < 0
-        || read_int(args[6], "reuse_deeper", 0, 1, &reuse) < 0
-        || read_int(args[7], "tt_bits", MIN_TT_BITS, MAX_TT_BITS, &bits) < 0) {
+    if (t48_board_from_pyint(args[0], 0, &board) < 0
+        || read_int(args[1], "depth", 0, X48_MAX_DEPTH, &depth) < 0
+        || read_int(args[2], "min_depth", 0, X48_MAX_DEPTH, &min_depth) < 0
+        || read_u64(args[4], "max_nodes", &max_nodes) < 0
+        || read_int(args[5], "reuse_deeper", 0, 1, &reuse) < 0
+        || read_int(args[6], "tt_bits", MIN_TT_BITS, MAX_TT_BITS, &bits) < 0) {
         return NULL;
     }
-    if (hi >> 16) {
-        PyErr_SetString(PyExc_ValueError, "hi must be below 2**16 (an 80-bit board)");
-        return NULL;
-    }
-    double cutoff = PyFloat_AsDouble(args[4]);
+    uint64_t lo, hi;
+    t48_board_packed(board, &lo, &hi);
+    double cutoff = PyFloat_AsDouble(args[3]);
     if (cutoff == -1.0 && PyErr_Occurred()) {
         return NULL;
     }

@@ -496,18 +496,11 @@ static inline uint64_t hash_w(x48_wb b)
 
 static void split_packed(uint64_t lo, uint64_t hi, uint64_t *nibbles, uint32_t *fifth)
 {
+    t48_board b = t48_board_from_packed(lo, hi);
     *nibbles = 0;
     *fifth = 0;
     for (int i = 0; i < 16; i++) {
-        int bit = 5 * i;
-        uint64_t e;
-        if (bit + 5 <= 64) {
-            e = (lo >> bit) & 31u;
-        } else if (bit >= 64) {
-            e = (hi >> (bit - 64)) & 31u;
-        } else {
-            e = ((lo >> bit) | (hi << (64 - bit))) & 31u;
-        }
+        uint64_t e = t48_cell(b, i);
         *nibbles |= (e & 15u) << (4 * i);
         *fifth |= (uint32_t)(e >> 4) << i;
     }

@@ -20,15 +20,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "t48_board.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Direction codes, in record-letter order (as twenty48_replay/rows.py). */
-#define X48_UP 0
-#define X48_DOWN 1
-#define X48_LEFT 2
-#define X48_RIGHT 3
+/* Direction codes, in record-letter order (t48_board.h, twenty48_replay/rows.py). */
+#define X48_UP T48_UP
+#define X48_DOWN T48_DOWN
+#define X48_LEFT T48_LEFT
+#define X48_RIGHT T48_RIGHT
 
 /* The deepest search accepted (move plies after the first); the recursion
  * uses two C frames per ply, so this also bounds the stack. */

@@ -129,13 +129,13 @@ def slide_left(cells: Lines) -> Lines:
 
 
 def rank_powers() -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """``rank**4`` and ``rank**3.5`` for ranks 0..31, computed the same way everywhere.
+    """``rank**4`` and ``rank**3.5`` (the two powers above) for ranks 0..31.
 
-    (``MONOTONICITY_POWER`` and ``SUM_POWER``.) ``rank**4`` is exact in float64; ``rank**3.5`` is the exact cube times
-    the correctly rounded square root, not ``pow``: NumPy's vectorised
-    ``pow`` and the C library's differ in the last bit (rank 15 here), and
-    the C solver (``twenty48_replay/_native/t48_solver_core.c``) must build
-    bit-identical tables.
+    Computed the same way everywhere: ``rank**4`` is exact in float64, and
+    ``rank**3.5`` is the exact cube times the correctly rounded square root,
+    not ``pow``: NumPy's vectorised ``pow`` and the C library's differ in the
+    last bit (rank 15 on the CI machine), and the C solver
+    (``twenty48_replay/_native/t48_solver_core.c``) builds bit-identical tables.
     """
     ranks = np.arange(32, dtype=np.float64)
     return ranks * ranks * ranks * ranks, ranks * ranks * ranks * np.sqrt(ranks)
