@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     ]
     header = (
         f"{'seed':<10} {'score':>8} {'max tile':>8} {'moves':>6} {'seconds':>8} {'moves/s':>8}"
-        f" {'nodes/move':>10} {'ns/node':>7}"
+        f" {'CPU moves/s':>11} {'nodes/move':>10} {'ns/node':>7}"
     )
     print(header)
     print("-" * len(header), flush=True)
@@ -115,6 +115,7 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 f"{r.seed:<10} {r.score:>8} {r.max_tile:>8} {r.moves:>6} "
                 f"{r.seconds:>8.1f} {r.moves / r.seconds:>8.1f}"
+                f" {r.moves / max(r.cpu_seconds, 1e-9):>11.1f}"
                 f" {r.nodes / max(1, r.moves):>10.0f} {per_node:>7.1f}{flag}",
                 flush=True,
             )
@@ -129,9 +130,12 @@ def main(argv: list[str] | None = None) -> int:
     speeds = [r.moves / r.seconds for r in results]
     moves = sum(r.moves for r in results)
     seconds = sum(r.seconds for r in results)
-    print(f"median speed: {statistics.median(speeds):.1f} moves/s; overall {moves / seconds:.1f}")
-    print(f"total moves: {moves}, wall time: {wall:.0f} s")
     cpu = sum(r.cpu_seconds for r in results)
+    print(
+        f"median speed: {statistics.median(speeds):.1f} moves/s; overall {moves / seconds:.1f}"
+        f" (per CPU second: {moves / cpu:.1f}; wall time counts the machine's other load)"
+    )
+    print(f"total moves: {moves}, wall time: {wall:.0f} s")
     nodes = sum(r.nodes for r in results)
     print(f"CPU time per node (search and play): {1e9 * cpu / max(1, nodes):.1f} ns")
     print(f"{time.strftime('%Y-%m-%d %H:%M')}, load average {load()}")

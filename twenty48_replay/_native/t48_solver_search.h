@@ -77,10 +77,10 @@ static double XF(chance_node)(x48_state *st, XB a, double prob, int depth)
             XB s = XF(with_tile)(a, shift, tile);
             XB ts = XF(with_tile)(ta, tshift, tile);
             sum += weight * XF(max_node)(st, s, ts, child_prob, depth + 1);
+            if (st->aborted) {
+                return 0.0;
+            }
         }
-    }
-    if (st->aborted) {
-        return 0.0;
     }
     if (slot != NULL) {
         x48_tt_store(st, slot, XF(hash)(a), remaining, sum);
@@ -122,6 +122,9 @@ static double XF(max_node)(x48_state *st, XB s, XB ts, double prob, int depth)
     for (int i = 0; i < 4; i++) {
         if (valid & (1 << i)) {
             double v = XF(chance_node)(st, child[i], prob, depth);
+            if (st->aborted) {
+                return 0.0;
+            }
             best = v > best ? v : best;
         }
     }
