@@ -293,6 +293,7 @@ typedef struct {
     uint64_t stamp;   /* already in place: bits 5..15 */
     int depth;
     double cutoff;
+    int min_depth;
     int reuse_deeper;
     uint64_t limit;
     int aborted;
@@ -300,6 +301,7 @@ typedef struct {
     uint64_t moves;
     uint64_t tt_hits;
     uint64_t depth_leaves;
+    uint64_t cut_leaves;
 } x48_state;
 
 #define X48_HASH_MULTIPLIER 0x9E3779B97F4A7C15ULL
@@ -523,6 +525,82 @@ int x48_needs_wide(uint64_t lo, uint64_t hi, int depth)
     return sum + 4 * (uint64_t)(depth + 1) >= 65536;
 }
 
+/* The next search stamp; entries with another stamp are empty. */
+static uint64_t next_stamp(x48_tt *tt)
+{
+    tt->stamp = (tt->stamp + 1) & X48_STAMP_MASK;
+    if (tt->stamp == 0) { /* wrapped: old stamps could match again */
+        memset(tt->entries, 0, ((size_t)1 << tt->bits) * sizeof(x48_entry));
+        tt->stamp = 1;
+    }
+    return (uint64_t)tt->stamp << 5;
+}
+
+typedef struct {
+    int depth;
+    double cutoff;
+    int min_depth; /* afterstates above this depth are expanded whatever their probability */
+} x48_step;
+
+#define X48_MAX_STEPS (X48_MAX_DEPTH + 16)
+/* Deepening by probability: the cut-offs tried before the final one, from
+ * X48_FIRST_CUTOFF down by a factor of X48_CUTOFF_RATIO. */
+#define X48_FIRST_CUTOFF 0.1
+#define X48_CUTOFF_RATIO 3.0
+
+/* The searches to run, cheapest first; with a budget, the last that fits is used. */
+static int plan(const x48_settings *settings, x48_step steps[X48_MAX_STEPS])
+{
+    int depth = settings->depth;
+    if (settings->max_nodes == 0) {
+        steps[0] = (x48_step){depth, settings->cutoff, 0};
+        return 1;
+    }
+    int first = settings->min_depth < 0 ? 0 : settings->min_depth;
+    first = first > depth ? depth : first;
+    int n = 0;
+    steps[n++] = (x48_step){first, settings->cutoff, 0};
+    if (settings->refine == X48_REFINE_CUTOFF) {
+        for (double c = X48_FIRST_CUTOFF; c > settings->cutoff * 1.5 && n < X48_MAX_STEPS - 1;
+             c /= X48_CUTOFF_RATIO) {
+            steps[n++] = (x48_step){depth, c, first};
+        }
+        if (depth > first || n > 1) {
+            steps[n++] = (x48_step){depth, settings->cutoff, first};
+        }
+    } else {
+        for (int d = first + 1; d <= depth; d++) {
+            steps[n++] = (x48_step){d, settings->cutoff, 0};
+        }
+    }
+    return n;
+}
+
+/* Whether the best move leads the second by at least `margin` of its value
+ * (0: never decided early), or is the only valid move. */
+static int decided(const double values[4], int valid, double margin)
+{
+    if (margin <= 0.0) {
+        return 0;
+    }
+    double best = -1.0;
+    double second = -1.0;
+    int count = 0;
+    for (int d = 0; d < 4; d++) {
+        if (!(valid & (1 << d))) {
+            continue;
+        }
+        count++;
+        if (values[d] > best) {
+            second = best;
+            best = values[d];
+        } else if (values[d] > second) {
+            second = values[d];
+        }
+    }
+    return count == 1 || (best > 0.0 && best - second >= margin * best);
+}
+
 int x48_search(uint64_t lo, uint64_t hi, const x48_settings *settings, x48_tt *tt,
                x48_result *result)
 {
@@ -540,18 +618,12 @@ int x48_search(uint64_t lo, uint64_t hi, const x48_settings *settings, x48_tt *t
     uint32_t fifth;
     split_packed(lo, hi, &nibbles, &fifth);
 
-    tt->stamp = (tt->stamp + 1) & X48_STAMP_MASK;
-    if (tt->stamp == 0) { /* wrapped: old stamps could match again */
-        memset(tt->entries, 0, ((size_t)1 << tt->bits) * sizeof(x48_entry));
-        tt->stamp = 1;
-    }
     x48_state st;
     memset(&st, 0, sizeof st);
     st.entries = tt->entries;
     st.bucket_shift = 64 - ((int)tt->bits - 2);
     st.tag_shift = (int)tt->bits - 2;
-    st.stamp = (uint64_t)tt->stamp << 5;
-    st.cutoff = settings->cutoff;
+    st.stamp = next_stamp(tt);
     st.reuse_deeper = settings->reuse_deeper;
 
     uint64_t after_n[4];
@@ -564,27 +636,31 @@ int x48_search(uint64_t lo, uint64_t hi, const x48_settings *settings, x48_tt *t
         return 0;
     }
 
-    int first = depth;
-    if (settings->max_nodes > 0) {
-        first = settings->min_depth < 0 ? 0 : settings->min_depth;
-        first = first > depth ? depth : first;
-    }
+    x48_step steps[X48_MAX_STEPS];
+    int count = plan(settings, steps);
     uint64_t last_cost = 0;
     uint64_t growth = 0;
-    for (int d = first; d <= depth; d++) {
+    for (int i = 0; i < count; i++) {
         double values[4] = {0.0, 0.0, 0.0, 0.0};
         uint64_t before = st.nodes;
-        if (d > first) {
+        if (i > 0) {
             /* Do not start a step that the growth seen so far says cannot fit. */
-            uint64_t predicted = last_cost * (growth ? growth : 4);
+            uint64_t predicted = last_cost * (growth ? growth : 3);
             if (st.nodes + predicted > settings->max_nodes) {
                 break;
             }
+            if (steps[i].cutoff != steps[i - 1].cutoff) {
+                /* Values found under another cut-off must not answer for this one. */
+                st.stamp = next_stamp(tt);
+            }
         }
-        st.depth = d;
-        st.limit = d == first ? UINT64_MAX : settings->max_nodes;
+        st.depth = steps[i].depth;
+        st.cutoff = steps[i].cutoff;
+        st.min_depth = steps[i].min_depth;
+        st.limit = i == 0 ? UINT64_MAX : settings->max_nodes;
         st.aborted = 0;
         st.depth_leaves = 0;
+        st.cut_leaves = 0;
         if (wide) {
             search_once_w(&st, after_w, valid, values);
         } else {
@@ -594,12 +670,20 @@ int x48_search(uint64_t lo, uint64_t hi, const x48_settings *settings, x48_tt *t
             break;
         }
         memcpy(result->values, values, sizeof values);
-        result->depth = d;
+        result->depth = steps[i].depth;
         uint64_t cost = st.nodes - before;
         growth = last_cost ? (cost + last_cost - 1) / last_cost : 0;
         last_cost = cost;
-        if (st.depth_leaves == 0) {
-            break; /* no leaf was cut by depth: deeper steps search the same tree */
+        if (decided(values, valid, settings->stop_margin)) {
+            break; /* one move is ahead by the margin (or is the only one): search no more */
+        }
+        if (i + 1 < count && steps[i + 1].depth > steps[i].depth && st.depth_leaves == 0
+            && steps[i + 1].cutoff >= steps[i].cutoff) {
+            break; /* nothing was cut by depth: a deeper step searches the same tree */
+        }
+        if (i + 1 < count && steps[i + 1].cutoff < steps[i].cutoff && st.cut_leaves == 0
+            && steps[i + 1].depth <= steps[i].depth) {
+            break; /* nothing was cut by probability: a lower cut-off searches the same tree */
         }
     }
     result->nodes = st.nodes;

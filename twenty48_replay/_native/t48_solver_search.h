@@ -26,18 +26,28 @@
 
 static double XF(max_node)(x48_state *st, XB s, XB ts, double prob, int depth);
 
+/* Whether an afterstate at this depth and path probability is scored by the heuristic. */
+static inline int XF(is_leaf)(const x48_state *st, double prob, int depth)
+{
+    return depth >= st->depth || (prob < st->cutoff && depth >= st->min_depth);
+}
+
 /* A leaf: the heuristic, floored so that a live position beats a lost one (0). */
 static inline double XF(leaf)(x48_state *st, XB a, int depth)
 {
     st->nodes++;
-    st->depth_leaves += depth >= st->depth;
+    if (depth >= st->depth) {
+        st->depth_leaves++;
+    } else {
+        st->cut_leaves++;
+    }
     double h = XF(heuristic)(a);
     return h > X48_MIN_LIVE_VALUE ? h : X48_MIN_LIVE_VALUE;
 }
 
 static double XF(chance_node)(x48_state *st, XB a, double prob, int depth)
 {
-    if (depth >= st->depth || prob < st->cutoff) {
+    if (XF(is_leaf)(st, prob, depth)) {
         return XF(leaf)(st, a, depth);
     }
     st->nodes++;
@@ -100,7 +110,7 @@ static double XF(max_node)(x48_state *st, XB s, XB ts, double prob, int depth)
     int valid = (XF(same)(child[0], s) ? 0 : 1) | (XF(same)(child[1], s) ? 0 : 2)
                 | (XF(same)(child[2], ts) ? 0 : 4) | (XF(same)(child[3], ts) ? 0 : 8);
     double best = 0.0;
-    if (depth >= st->depth || prob < st->cutoff) {
+    if (XF(is_leaf)(st, prob, depth)) {
         /* Every child is a leaf: no calls. */
         for (int i = 0; i < 4; i++) {
             if (valid & (1 << i)) {
