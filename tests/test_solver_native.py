@@ -265,3 +265,22 @@ def test_deep_strength_is_nneonneos_search() -> None:
     default = native_search.search(board, settings_for(Strength.DEFAULT, native=True), module)
     assert result.nodes > default.nodes
     assert result.plies > default.plies
+
+
+def test_server_bot_signal_is_the_same_with_either_search() -> None:
+    """The server's engine-match rate (server/bots.py) runs the C search now; same figures."""
+    from twenty48_replay import Direction, GameState
+    from twenty48_replay.server.bots import ANALYSIS_NODES, engine_matches
+
+    record = Record.from_json((DATA / "long-2000.json").read_text(encoding="utf-8"))
+    letters = record.moves[:300]
+    for plies in (1, 2, 3):
+        settings_ = SearchSettings(max_nodes=ANALYSIS_NODES, min_plies=plies, max_plies=plies)
+        state = GameState.new(record.seed)
+        numpy_matches = 0
+        for letter in letters:
+            values = expectimax.search(state.board, settings_).values
+            best = max((d for d in Direction if d.code in values), key=lambda d: values[d.code])
+            numpy_matches += best.letter == letter
+            state = state.play(Direction(letter))[0]
+        assert engine_matches(record.seed, letters, plies) == (numpy_matches, len(letters))
