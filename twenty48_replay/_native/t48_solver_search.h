@@ -111,12 +111,21 @@ static double XF(max_node)(x48_state *st, XB s, XB ts, double prob, int depth)
                 | (XF(same)(child[2], ts) ? 0 : 4) | (XF(same)(child[3], ts) ? 0 : 8);
     double best = 0.0;
     if (XF(is_leaf)(st, prob, depth)) {
-        /* Every child is a leaf: no calls. */
+        /* Every child is a leaf: no calls, and the counts added once. */
+        uint64_t leaves = 0;
         for (int i = 0; i < 4; i++) {
             if (valid & (1 << i)) {
-                double v = XF(leaf)(st, child[i], depth);
-                best = v > best ? v : best;
+                double h = XF(heuristic)(child[i]);
+                h = h > X48_MIN_LIVE_VALUE ? h : X48_MIN_LIVE_VALUE;
+                best = h > best ? h : best;
+                leaves++;
             }
+        }
+        st->nodes += leaves;
+        if (depth >= st->depth) {
+            st->depth_leaves += leaves;
+        } else {
+            st->cut_leaves += leaves;
         }
         return best;
     }
