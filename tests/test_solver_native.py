@@ -255,13 +255,16 @@ def test_best_move_uses_the_native_search_unless_python_is_forced() -> None:
 
 
 def test_deep_strength_is_nneonneos_search() -> None:
-    """No budget, nneonneo's cut and depth rule (plies = max(3, distinct - 2) + 1, uncapped)."""
+    """No budget, nneonneo's cut and depth rule: plies = min(8, max(3, distinct - 2)) + 1."""
     deep = settings_for(Strength.DEEP, native=True)
     assert (deep.max_nodes, deep.cutoff) == (None, 1e-4)
-    board = long_game_positions()[6]  # 10 distinct tiles: 9 plies
-    assert plies_for(board, deep) == max(3, distinct_tiles(board) - 2) + 1 > 8
+    boards = long_game_positions()
+    assert [plies_for(b, deep) for b in boards] == [
+        min(8, max(3, distinct_tiles(b) - 2)) + 1 for b in boards
+    ]
+    board = boards[6]  # 10 distinct tiles: 9 plies
     result = native_search.search(board, deep, module)
-    assert result.plies == plies_for(board, deep)
+    assert result.plies == plies_for(board, deep) == 9
     default = native_search.search(board, settings_for(Strength.DEFAULT, native=True), module)
     assert result.nodes > default.nodes
     assert result.plies > default.plies

@@ -5,12 +5,14 @@
   (20-30 moves/s); the C search, about ten times faster per node and
   without NumPy's per-call overhead, a larger budget that still answers a
   hint well under 100 ms and plays more than 100 moves/s.
-* ``deep``: nneonneo/2048-ai's own search: its depth rule
-  (``max(3, distinct tiles - 2)`` plies after the move, uncapped), its
-  probability cut-off (1e-4) and no node budget, the configuration behind
-  its published results (16384 in 94% of games, 32768 in 36%, "max search
-  depth of 8").  Some moves take a second or more; the NumPy engine gets
-  there too, much more slowly.
+* ``deep``: nneonneo/2048-ai's search as published: its depth rule
+  (``max(3, distinct tiles - 2)`` plies after the move) with its "max search
+  depth of 8", its probability cut-off (1e-4) and no node budget, the
+  configuration behind its published results (16384 in 94% of games, 32768
+  in 36%).  Its current code has no cap on the depth (9 to 11 plies in the
+  late game); ``SearchSettings(max_nodes=None, max_plies=16)`` searches
+  that.  A move can take a second or more; the NumPy engine gets there too,
+  much more slowly.
 """
 
 from __future__ import annotations
@@ -32,8 +34,8 @@ class Strength(enum.Enum):
 NUMPY_DEFAULT: Final = SearchSettings()
 #: The C search's default: see the module docstring and README "Performance".
 NATIVE_DEFAULT: Final = SearchSettings(max_nodes=1_000_000, max_plies=8)
-#: nneonneo's depth rule and cut-off with nothing capped (plies_for never exceeds 16).
-DEEP: Final = SearchSettings(max_nodes=None, min_plies=2, max_plies=16)
+#: nneonneo's depth rule (at most 8 plies after the move) and cut-off, no budget.
+DEEP: Final = SearchSettings(max_nodes=None, min_plies=2, max_plies=9)
 
 
 def settings_for(strength: Strength, *, native: bool) -> SearchSettings:
