@@ -356,7 +356,7 @@ def _grid(value: object, field: str) -> Grid:
         if len(rows) == 4 and all(
             all(type(v) is int for v in row) and TILE_VALUES.issuperset(row) for row in rows
         ):
-            return tuple(rows)  # type: ignore[return-value]  # four 4-tuples, checked
+            return tuple(rows)  # four 4-tuples, checked
     if not isinstance(value, list) or len(value) != 4:
         raise RecordError("must be an array of 4 rows", field=field)
     grid = []

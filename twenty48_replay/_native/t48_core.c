@@ -283,6 +283,39 @@ static PyObject *core_play(PyObject *self, PyObject *const *args, Py_ssize_t nar
                          (int)step.cell, step.four ? Py_True : Py_False);
 }
 
+PyDoc_STRVAR(slide_doc,
+             "slide(board, direction) -> (board, gained) or None\n\n"
+             "Board.slide in C: Board.packed `board` slid toward `direction` (0..3 = U, D,\n"
+             "L, R), no spawn.  None when the direction changes nothing.");
+
+static PyObject *core_slide(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "slide() takes 2 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    t48_board b;
+    uint64_t direction;
+    if (t48_board_from_pyint(args[0], 0, &b) < 0) return NULL;
+    if (t48_count_arg(args[1], &direction) < 0) return NULL;
+    if (direction > 3) {
+        PyErr_SetString(PyExc_ValueError, "direction out of range");
+        return NULL;
+    }
+    if (has_overflow_line(b, direction <= T48_DOWN)) {
+        PyErr_SetString(PyExc_OverflowError, OVERFLOW_MESSAGE);
+        return NULL;
+    }
+    uint64_t gained = 0;
+    int moved = t48_move(&b, (int)direction, &gained);
+    if (moved == 0) Py_RETURN_NONE;
+    if (moved < 0) {
+        PyErr_SetString(PyExc_OverflowError, OVERFLOW_MESSAGE);
+        return NULL;
+    }
+    return Py_BuildValue("(NK)", t48_board_to_pyint(b), (unsigned long long)gained);
+}
+
 PyDoc_STRVAR(is_over_doc, "is_over(board) -> bool: no direction changes Board.packed `board`.");
 
 static PyObject *core_is_over(PyObject *self, PyObject *board) {
@@ -369,6 +402,7 @@ static PyMethodDef core_methods[] = {
     {"verdict", (PyCFunction)(void (*)(void))core_verdict, METH_FASTCALL, verdict_doc},
     {"steps", (PyCFunction)(void (*)(void))core_steps, METH_FASTCALL, steps_doc},
     {"play", (PyCFunction)(void (*)(void))core_play, METH_FASTCALL, play_doc},
+    {"slide", (PyCFunction)(void (*)(void))core_slide, METH_FASTCALL, slide_doc},
     {"is_over", core_is_over, METH_O, is_over_doc},
     {"hmac", (PyCFunction)(void (*)(void))core_hmac, METH_FASTCALL, hmac_doc},
     {"sha256", core_sha256, METH_O, sha256_doc},
