@@ -372,3 +372,11 @@ print(len(results))
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "8"
+
+
+def test_random_differential_cases() -> None:
+    """A quick run of the long fuzz run's cases (tests/native_diff.py)."""
+    from native_diff import check_case
+
+    kinds = {check_case(random.Random(case)) for case in range(200)}
+    assert {"letters", "game", "board"} <= kinds
