@@ -380,3 +380,8 @@ def test_random_differential_cases() -> None:
 
     kinds = {check_case(random.Random(case)) for case in range(200)}
     assert {"letters", "game", "board"} <= kinds
+
+
+def test_fast_helpers_match_their_definitions() -> None:
+    """Division-free modulo, the set-bit table and the block transpose (checked in C)."""
+    assert core.self_check() == 0
