@@ -34,8 +34,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fuzz_scenarios import SCENARIOS, STATS, BrokenPromiseError, run
-from native_diff import check_case
 from fuzzing import mutant
+from native_diff import check_case
 from test_fuzz import check_library
 
 from twenty48_replay import native
@@ -115,7 +115,7 @@ def main() -> int:
 
 
 def native_differences(seconds: float, seed: int) -> bool:
-    """Differential cases, native core against pure Python, for ``seconds``; False on a difference."""
+    """Native core against pure Python on random cases for ``seconds``; False on a difference."""
     if native.core is None:
         print("the native core is not built (or TWENTY48_ENGINE=python)", file=sys.stderr)
         return False
@@ -131,8 +131,9 @@ def native_differences(seconds: float, seed: int) -> bool:
             return False
     kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(counts.items()))
     print(
-        f"native core ({native.describe()}) against pure Python, {time.monotonic() - started:.0f} s "
-        f"from seed {seed}: {sum(counts.values())} cases ({kinds}); 0 differences"
+        f"native core ({native.describe()}) against pure Python, "
+        f"{time.monotonic() - started:.0f} s from seed {seed}: "
+        f"{sum(counts.values())} cases ({kinds}); 0 differences"
     )
     return True
 

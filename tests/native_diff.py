@@ -29,7 +29,7 @@ def random_seed(rng: random.Random) -> str:
     length = rng.randint(1, 128)
     if rng.random() < 0.3:
         return "".join(rng.choice("0123456789abcdef") for _ in range(length))
-    points = []
+    points: list[int] = []
     while len(points) < length:
         point = rng.choice((rng.randint(0x20, 0x7E), rng.randint(0, 0x10FFFF)))
         if not 0xD800 <= point <= 0xDFFF:
@@ -94,7 +94,11 @@ def check_case(rng: random.Random) -> str:
     seed = random_seed(rng)
     if kind == "letters":
         moves = random_letters(rng)
-        same("run", both(lambda: engine.run(seed, moves)), both(lambda: engine.python_run(seed, moves)))
+        same(
+            "run",
+            both(lambda: engine.run(seed, moves)),
+            both(lambda: engine.python_run(seed, moves)),
+        )
         same(
             "verdict",
             both(lambda: engine.verdict(seed, moves)),
