@@ -80,15 +80,24 @@ def replay(record: Record) -> Iterator[Step]:
         yield step_of(raw, score)
 
 
+#: The directions by letter, and every spawn there can be (immutable, so shared):
+#: a replay builds thousands of steps, and looking these up beats constructing them.
+_DIRECTIONS: dict[str, Direction] = {d.letter: d for d in Direction}
+_SPAWNS: tuple[tuple[Spawn, ...], tuple[Spawn, ...]] = (
+    tuple(Spawn(cell, 2) for cell in range(16)),
+    tuple(Spawn(cell, 4) for cell in range(16)),
+)
+
+
 def step_of(raw: engine.StepData, score: int) -> Step:
     """A :class:`Step` from the engine's raw step and the score after it."""
     return Step(
         raw.number,
-        Direction(raw.letter),
+        _DIRECTIONS[raw.letter],
         Board(raw.state & rows.BOARD_MASK),
         score,
         raw.gained,
-        Spawn(raw.cell, 4 if raw.four else 2),
+        _SPAWNS[raw.four][raw.cell],
     )
 
 
