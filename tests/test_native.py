@@ -20,6 +20,7 @@ import hashlib
 import hmac
 import os
 import random
+import re
 import struct
 from typing import Any
 
@@ -385,3 +386,97 @@ def test_random_differential_cases() -> None:
 def test_fast_helpers_match_their_definitions() -> None:
     """Division-free modulo, the set-bit table and the block transpose (checked in C)."""
     assert core.self_check() == 0
+
+
+# ---------------------------------------------------------------- the command line, both engines
+
+
+def test_cli_output_is_the_same_with_either_engine(tmp_path: Any) -> None:
+    """verify --json, replay --json and --frames: the same bytes and exit codes either way."""
+    from conftest import EXAMPLES, VECTORS, run_cli
+
+    records = sorted(str(p) for p in (VECTORS / "records").glob("*.json*"))
+    records += sorted(str(p) for p in EXAMPLES.glob("*.json*"))
+    commands = [
+        ["verify", "--json", *records],
+        ["verify", *records],
+        ["replay", "--json", "--frames", str(EXAMPLES / "valid.json")],
+        ["replay", "--json", "--at", "-1", str(EXAMPLES / "tampered-swapped-move.json")],
+        ["replay", "--at", "100", str(EXAMPLES / "valid.json")],
+    ]
+    for command in commands:
+        native_run = run_cli(*command, env={"TWENTY48_ENGINE": "native"})
+        python_run = run_cli(*command, env={"TWENTY48_ENGINE": "python"})
+        assert native_run.returncode == python_run.returncode, command
+        assert native_run.stdout == python_run.stdout, command
+        # stderr differs only in the summary's engine and rates
+        strip = re.compile(r" · (engine|motor) [^·]+ · [\d,.]+ records/s, [\d,.]+ moves/s$", re.M)
+        assert strip.sub("", native_run.stderr) == strip.sub("", python_run.stderr), command
+
+
+def test_engine_choice_is_reported_and_checked() -> None:
+    from conftest import EXAMPLES, run_cli
+
+    assert "engine: native (" in run_cli("--version", env={"TWENTY48_ENGINE": "native"}).stdout
+    assert "engine: python" in run_cli("--version", env={"TWENTY48_ENGINE": "python"}).stdout
+    assert "engine: native (" in run_cli("--version", env={"TWENTY48_ENGINE": ""}).stdout
+    games = str(EXAMPLES / "games.jsonl")
+    assert (
+        " · engine native (" in run_cli("verify", games, env={"TWENTY48_ENGINE": "native"}).stderr
+    )
+    assert (
+        " · engine python · " in run_cli("verify", games, env={"TWENTY48_ENGINE": "python"}).stderr
+    )
+    for bad in ("fast", "Native", "\x1b[31mred", "x" * 500):
+        done = run_cli("verify", games, env={"TWENTY48_ENGINE": bad})
+        assert done.returncode == 2
+        assert done.stdout == ""
+        lines = done.stderr.splitlines()
+        assert len(lines) == 1, done.stderr
+        assert lines[0].startswith("twenty48: error: TWENTY48_ENGINE must be python or native")
+        assert "\x1b" not in done.stderr
+        assert len(lines[0]) < 300
+
+
+def test_a_missing_core_is_one_line_and_exit_2(tmp_path: Any) -> None:
+    """TWENTY48_ENGINE=native where the module cannot be imported (hidden by a path hook)."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    hide = tmp_path / "hide"
+    hide.mkdir()
+    (hide / "sitecustomize.py").write_text(
+        "import sys\n"
+        "class Hide:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'twenty48_replay._core':\n"
+        "            raise ModuleNotFoundError(name)\n"
+        "sys.meta_path.insert(0, Hide())\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(hide), "TWENTY48_ENGINE": "native"}
+    done = subprocess.run(
+        [sys.executable, "-m", "twenty48_cli", "verify", str(ROOT / "examples" / "valid.json")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        "twenty48: error: TWENTY48_ENGINE=native, but the native core is not built in this "
+        "installation; reinstall with a C compiler, or set TWENTY48_ENGINE=python"
+    )
+    env["TWENTY48_ENGINE"] = ""
+    done = subprocess.run(
+        [sys.executable, "-m", "twenty48_cli", "--version"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0
+    assert "engine: python" in done.stdout
