@@ -480,3 +480,50 @@ def test_a_missing_core_is_one_line_and_exit_2(tmp_path: Any) -> None:
     )
     assert done.returncode == 0
     assert "engine: python" in done.stdout
+
+
+def test_armv8_sha2_under_qemu(tmp_path: Any) -> None:
+    """The ARMv8 SHA2 compression, cross-compiled and run under QEMU (when both are here).
+
+    tests/bench/native_limit.c verifies records with the native core's replay loop;
+    built for aarch64 it picks the SHA2 instructions (and portable C when told to).
+    """
+    import shutil
+    import subprocess
+
+    from conftest import EXAMPLES, ROOT
+
+    cc, qemu = shutil.which("aarch64-linux-gnu-gcc"), shutil.which("qemu-aarch64")
+    if cc is None or qemu is None:
+        pytest.skip("no aarch64 cross compiler and QEMU (gcc-aarch64-linux-gnu, qemu-user)")
+    native_dir = ROOT / "twenty48_replay" / "_native"
+    program = tmp_path / "native_limit"
+    sources = [ROOT / "tests" / "bench" / "native_limit.c"]
+    sources += [native_dir / "t48_rows.c", native_dir / "t48_sha256.c"]
+    subprocess.run(
+        [
+            cc,
+            "-std=c11",
+            "-O2",
+            "-static",
+            "-I",
+            str(native_dir),
+            *map(str, sources),
+            "-o",
+            str(program),
+        ],
+        check=True,
+        timeout=300,
+    )
+    for forced, expected in (("", "armv8-sha2"), ("portable", "portable")):
+        done = subprocess.run(
+            [qemu, str(program), "verify", str(EXAMPLES / "games.jsonl")],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "TWENTY48_SHA256": forced},
+            timeout=300,
+            check=False,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert done.stdout.startswith("6 records: 6 valid, 0 invalid")
+        assert done.stdout.rstrip().endswith(f"sha256 {expected}")
