@@ -140,13 +140,13 @@ def main() -> None:
             )
             assert f"{records:,} records: {records:,} valid" in verify_out, verify_out
             found = re.search(r"engine ([^·]+)", verify_out)
-            engine = found.group(1).strip() if found else "?"
+            label = found.group(1).strip() if found else "?"
             ours.append(moves / verify_s)
             limits.append(moves / limit_s)
             ratios.append(limit_s / verify_s)
             print(
                 f"run {run}: limit {limit_s:.2f} s = {moves / limit_s / 1e6:.2f} M moves/s; "
-                f"twenty48 verify ({engine}) {verify_s:.2f} s = "
+                f"twenty48 verify ({label}) {verify_s:.2f} s = "
                 f"{moves / verify_s / 1e6:.2f} M moves/s, {records / verify_s:,.0f} records/s; "
                 f"ratio {limit_s / verify_s:.2f}"
             )
