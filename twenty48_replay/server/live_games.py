@@ -12,7 +12,7 @@ from sqlalchemy.engine import Connection
 
 from twenty48_replay.board import Direction
 from twenty48_replay.game import GameState
-from twenty48_replay.record import MOVE_LETTERS, Record
+from twenty48_replay.record import Record, only_move_letters
 from twenty48_replay.replay import final_state
 from twenty48_replay.store import fair_games as fair_store
 from twenty48_replay.store.fair_games import FairRow
@@ -61,7 +61,7 @@ def replay_to(seed: str, letters: str) -> GameState:
     by one raises: the :class:`NullMoveError` of the first move that changes
     nothing, and for a letter outside U, D, L, R the same ValueError.
     """
-    if not MOVE_LETTERS.issuperset(letters):
+    if not only_move_letters(letters):
         state = GameState.new(seed)
         for letter in letters:
             state = state.play(Direction(letter))[0]
