@@ -73,6 +73,11 @@ class OptionalBuildExt(build_ext):
         try:
             super().build_extension(ext)
         except Exception as exc:  # a compile or link error: CCompilerError, OSError, ...
+            # A module left by an earlier build (build/lib, or in place) must not ship
+            # in place of the one that failed: the package would run old code.
+            stale = self.get_ext_fullpath(ext.name)
+            if os.path.exists(stale):
+                os.remove(stale)
             self._skipped(ext.name, exc)
 
     def _skipped(self, what: str, exc: Exception) -> None:

@@ -174,7 +174,15 @@ class Board:
         return self.packed | rows.transpose(self.packed) << rows.BOARD_BITS
 
     def slide(self, direction: Direction) -> SlideResult:
-        """Slide every tile toward ``direction`` (no spawn)."""
+        """Slide every tile toward ``direction`` (no spawn; one C call with the native core)."""
+        if native.core is not None:
+            try:
+                slid = native.core.slide(self.packed, direction.code)
+            except OverflowError as exc:
+                raise rows.TileOverflowError(str(exc)) from None
+            if slid is None:
+                return SlideResult(self, 0, False)
+            return SlideResult(Board(slid[0]), slid[1], True)
         result = rows.move_state(self.state(), direction.code)
         board = Board(result & rows.BOARD_MASK)
         return SlideResult(board, result >> rows.GAIN_SHIFT, board.packed != self.packed)

@@ -130,3 +130,12 @@ class GameState:
             gained,
             Spawn(cell, 4 if four else 2),
         )
+
+
+@attrs.frozen(slots=True)
+class MoveOutcome:
+    """What one move did: the state after it, the points it gained and the tile it spawned."""
+
+    state: GameState
+    gained: int
+    spawn: Spawn

@@ -80,15 +80,24 @@ def replay(record: Record) -> Iterator[Step]:
         yield step_of(raw, score)
 
 
+#: The directions by letter, and every spawn there can be (immutable, so shared):
+#: a replay builds thousands of steps, and looking these up beats constructing them.
+_DIRECTIONS: dict[str, Direction] = {d.letter: d for d in Direction}
+_SPAWNS: tuple[tuple[Spawn, ...], tuple[Spawn, ...]] = (
+    tuple(Spawn(cell, 2) for cell in range(16)),
+    tuple(Spawn(cell, 4) for cell in range(16)),
+)
+
+
 def step_of(raw: engine.StepData, score: int) -> Step:
     """A :class:`Step` from the engine's raw step and the score after it."""
     return Step(
         raw.number,
-        Direction(raw.letter),
+        _DIRECTIONS[raw.letter],
         Board(raw.state & rows.BOARD_MASK),
         score,
         raw.gained,
-        Spawn(raw.cell, 4 if raw.four else 2),
+        _SPAWNS[raw.four][raw.cell],
     )
 
 
@@ -153,7 +162,7 @@ def verify(record: Record, trusted: SignatureChecker | None = None) -> VerifyRes
 
     A fair record's fair-play claims are claims too: commitment and seed
     derivation always, the signature when a ``trusted`` key is given
-    (:func:`twenty48_replay.fair.check_fair`); one that fails is invalid.
+    (:func:`twenty48_replay.fair_check.check_fair`); one that fails is invalid.
     """
     state, null_move, verdict = _final(record)
     board = state.board
@@ -176,7 +185,7 @@ def verify(record: Record, trusted: SignatureChecker | None = None) -> VerifyRes
             )
     fair, signature = "self-seeded", None
     if "fair" in record.extra:  # imported here: self-seeded records never load it
-        from twenty48_replay.fair import check_fair
+        from twenty48_replay.fair_check import check_fair
 
         fairness = check_fair(record, trusted)
         fair, signature = fairness.status, fairness.signature

@@ -283,6 +283,39 @@ static PyObject *core_play(PyObject *self, PyObject *const *args, Py_ssize_t nar
                          (int)step.cell, step.four ? Py_True : Py_False);
 }
 
+PyDoc_STRVAR(slide_doc,
+             "slide(board, direction) -> (board, gained) or None\n\n"
+             "Board.slide in C: Board.packed `board` slid toward `direction` (0..3 = U, D,\n"
+             "L, R), no spawn.  None when the direction changes nothing.");
+
+static PyObject *core_slide(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "slide() takes 2 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    t48_board b;
+    uint64_t direction;
+    if (t48_board_from_pyint(args[0], 0, &b) < 0) return NULL;
+    if (t48_count_arg(args[1], &direction) < 0) return NULL;
+    if (direction > 3) {
+        PyErr_SetString(PyExc_ValueError, "direction out of range");
+        return NULL;
+    }
+    if (has_overflow_line(b, direction <= T48_DOWN)) {
+        PyErr_SetString(PyExc_OverflowError, OVERFLOW_MESSAGE);
+        return NULL;
+    }
+    uint64_t gained = 0;
+    int moved = t48_move(&b, (int)direction, &gained);
+    if (moved == 0) Py_RETURN_NONE;
+    if (moved < 0) {
+        PyErr_SetString(PyExc_OverflowError, OVERFLOW_MESSAGE);
+        return NULL;
+    }
+    return Py_BuildValue("(NK)", t48_board_to_pyint(b), (unsigned long long)gained);
+}
+
 PyDoc_STRVAR(is_over_doc, "is_over(board) -> bool: no direction changes Board.packed `board`.");
 
 static PyObject *core_is_over(PyObject *self, PyObject *board) {
@@ -364,14 +397,50 @@ static PyObject *core_sha256_impl(PyObject *self, PyObject *const *args, Py_ssiz
     return PyUnicode_FromString(t48_sha256_impl());
 }
 
+PyDoc_STRVAR(self_check_doc,
+             "self_check() -> int\n\n"
+             "Check the division-free and table helpers against their definitions (every\n"
+             "residue below 2 * 720720 for each n, every 16-bit mask and index, a million\n"
+             "pseudo-random boards transposed both ways); returns the number of mismatches.");
+
+static PyObject *core_self_check(PyObject *self, PyObject *unused) {
+    (void)self;
+    (void)unused;
+    long bad = 0;
+    for (unsigned n = 1; n <= 16; n++)
+        for (uint64_t x = 0; x < 2 * 720720u; x++) bad += t48_mod_small(x, n) != x % n;
+    uint64_t x = 88172645463325252ull;
+    for (long i = 0; i < 1000000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        unsigned n = 1 + (unsigned)(x >> 60);
+        bad += t48_mod_small(x, n) != x % n;
+        t48_board b = t48_board_from_packed(x, (x * 2654435761u) & 0xFFFF);
+        t48_board t = t48_transpose(b);
+        bad += !t48_board_equal(t, t48_transpose_slow(b)) + !t48_board_equal(t48_transpose(t), b);
+    }
+    for (unsigned mask = 1; mask < 65536; mask++) {
+        unsigned rest = mask;
+        for (int i = 0; rest; i++, rest &= rest - 1) {
+            int lowest = 0;
+            while (!((rest >> lowest) & 1u)) lowest++;
+            bad += t48_nth_set_bit(mask, (unsigned)i) != lowest;
+        }
+    }
+    return PyLong_FromLong(bad);
+}
+
 static PyMethodDef core_methods[] = {
     {"replay", (PyCFunction)(void (*)(void))core_replay, METH_FASTCALL, replay_doc},
     {"verdict", (PyCFunction)(void (*)(void))core_verdict, METH_FASTCALL, verdict_doc},
     {"steps", (PyCFunction)(void (*)(void))core_steps, METH_FASTCALL, steps_doc},
     {"play", (PyCFunction)(void (*)(void))core_play, METH_FASTCALL, play_doc},
+    {"slide", (PyCFunction)(void (*)(void))core_slide, METH_FASTCALL, slide_doc},
     {"is_over", core_is_over, METH_O, is_over_doc},
     {"hmac", (PyCFunction)(void (*)(void))core_hmac, METH_FASTCALL, hmac_doc},
     {"sha256", core_sha256, METH_O, sha256_doc},
+    {"self_check", core_self_check, METH_NOARGS, self_check_doc},
     {"sha256_impl", (PyCFunction)(void (*)(void))core_sha256_impl, METH_FASTCALL,
      sha256_impl_doc},
     {NULL, NULL, 0, NULL},

@@ -40,7 +40,7 @@ static inline int t48_place_spawn(t48_board *b, const uint32_t digest[8], step_r
     unsigned empty = t48_empty_mask(*b);
     unsigned count = (unsigned)t48_popcount16(empty);
     if (T48_UNLIKELY(count == 0)) return -1; /* impossible after a valid move */
-    int cell = t48_nth_set_bit(empty, (unsigned)(t48_draw_selector(digest) % count));
+    int cell = t48_nth_set_bit(empty, t48_mod_small(t48_draw_selector(digest), count));
     int four = t48_draw_four(digest);
     t48_set_cell(b, cell, four ? 2u : 1u);
     if (step != NULL) {
