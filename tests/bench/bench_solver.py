@@ -30,7 +30,7 @@ from typing import NamedTuple
 
 import attrs
 
-from twenty48_replay import Record, verify
+from twenty48_replay import Direction, GameState, Record, verify
 
 TILES = (2048, 4096, 8192, 16384, 32768, 65536)
 
@@ -46,16 +46,28 @@ class GameResult(NamedTuple):
     cpu_seconds: float
 
 
-def play_one(job: tuple[str, int | None, str, int | None]) -> GameResult:
+def play_one(job: tuple[str, int | None, str, int | None, int]) -> GameResult:
     """Play and verify one seed (runs in a worker process)."""
     from twenty48_replay.solver import Strength, default_settings, play_game
 
-    seed, target, strength, max_nodes = job
+    seed, target, strength, max_nodes, every = job
     settings = default_settings(Strength(strength))
     if max_nodes is not None:
         settings = attrs.evolve(settings, max_nodes=max_nodes)
+    started = time.perf_counter()
+
+    def progress(state: GameState, _direction: Direction) -> None:
+        if every and state.moves % every == 0:
+            elapsed = time.perf_counter() - started
+            print(
+                f"  {seed}: move {state.moves}, max tile {state.max_tile},"
+                f" {elapsed:.0f} s, {state.moves / elapsed:.1f} moves/s, load {load()}",
+                file=sys.stderr,
+                flush=True,
+            )
+
     cpu = time.process_time()
-    played = play_game(seed, target, settings=settings)
+    played = play_game(seed, target, settings=settings, progress=progress)
     cpu = time.process_time() - cpu
     result = verify(Record(seed, played.moves, played.state.score))
     return GameResult(
@@ -87,6 +99,9 @@ def main(argv: list[str] | None = None) -> int:
         "--strength", choices=[s.value for s in Strength], default=Strength.DEFAULT.value
     )
     parser.add_argument("--max-nodes", type=int, default=None, help="override the node budget")
+    parser.add_argument(
+        "--progress", type=int, default=0, help="a line on stderr every N moves of a game"
+    )
     args = parser.parse_args(argv)
 
     settings = default_settings(Strength(args.strength))
@@ -96,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"python {sys.version.split()[0]} on {os.cpu_count()} cores, {args.workers} workers")
     print(f"engine {engine_name()}, strength {args.strength}: {settings}")
     jobs = [
-        (f"bench-{i}", args.target, args.strength, args.max_nodes)
+        (f"bench-{i}", args.target, args.strength, args.max_nodes, args.progress)
         for i in range(args.first, args.games + 1)
     ]
     header = (
