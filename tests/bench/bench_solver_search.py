@@ -8,10 +8,11 @@ Run from the project root after installing (with the extension built):
 Positions: every ``--step``-th position of the 20,000-move solver game in
 tests/data/long-20000.json (tiles up to 32768).  It prints:
 
-* **per node**: the C search at ``--strength deep`` (nneonneo's search) on
-  every position: nodes (afterstates + spawned boards), moves tried (4 per
-  spawned board, what nneonneo counts as "moves evaluated"), CPU time, and
-  the nanoseconds per node and per move tried;
+* **per node**: the C search with nneonneo's current rule (``--strength
+  deep`` without its cap of 8 plies, so that both programs search the same
+  depth) on every position: nodes (afterstates + spawned boards), moves tried
+  (4 per spawned board, what nneonneo counts as "moves evaluated"), CPU time,
+  and the nanoseconds per node and per move tried;
 * **hint latency**: ``best_move`` at the default strength on every position
   (median, 99th percentile, max), and the wall time of whole
   ``twenty48 hint --board ...`` processes;
@@ -21,8 +22,8 @@ tests/data/long-20000.json (tiles up to 32768).  It prints:
   https://github.com/nneonneo/2048-ai; nothing of it is in this project):
   the same positions through its ``score_toplevel_move`` (one search per
   direction, as its own player does), its moves evaluated (parsed from its
-  output), CPU time, ns per move, and how often it picks the move our deep
-  search picks (positions with tiles above 32768 are skipped: its 4-bit
+  output), CPU time, ns per move, and how often it picks the move our search
+  with its rule picks (positions with tiles above 32768 are skipped: its 4-bit
   boards cannot hold them).
 
 CPU times (``time.process_time``) are used for the per-node figures, so the
@@ -76,8 +77,12 @@ def best_code(values: dict[int, float]) -> int:
     return max(values, key=values.__getitem__)
 
 
+#: nneonneo's current search: its depth rule without the cap of --strength deep, its cut-off.
+NNEONNEO = SearchSettings(max_nodes=None, min_plies=2, max_plies=16)
+
+
 def per_node(module: Any, boards: list[Board]) -> dict[int, dict[int, float]]:
-    deep = settings_for(Strength.DEEP, native=True)
+    deep = NNEONNEO
     nodes = moves = 0
     cpu = 0.0
     found: dict[int, dict[int, float]] = {}
@@ -99,7 +104,10 @@ def per_node(module: Any, boards: list[Board]) -> dict[int, dict[int, float]]:
         nodes += n
         moves += m
         found[i] = {code: v for code, v in enumerate(values) if v is not None}
-    print(f"C search, deep strength, {len(boards)} positions: {cpu:.2f} s CPU")
+    print(
+        f"C search, nneonneo's rule uncapped (max_plies 16, no budget), {len(boards)} positions:"
+        f" {cpu:.2f} s CPU"
+    )
     print(f"  nodes (afterstates + spawned boards): {nodes:,}: {1e9 * cpu / nodes:.2f} ns per node")
     print(f"  moves tried (nneonneo's count):       {moves:,}: {1e9 * cpu / moves:.2f} ns per move")
     print(f"  {nodes / len(boards):,.0f} nodes per position, {len(boards) / cpu:.1f} positions/s")
@@ -221,9 +229,9 @@ def against_nneonneo(
     print(f"nneonneo/2048-ai ({library}), {len(usable)} positions: {cpu:.2f} s CPU")
     print(f"  moves evaluated: {moves:,}: {1e9 * cpu / max(1, moves):.2f} ns per move")
     print(
-        f"  same move as our deep search: {same}/{len(usable)} ({100 * same / len(usable):.0f}%);"
+        f"  same move as ours: {same}/{len(usable)} ({100 * same / len(usable):.0f}%);"
         f" where they differ, nneonneo's move gives up"
-        f" {100 * statistics.median(differing) if differing else 0:.3f}% median of our deep value"
+        f" {100 * statistics.median(differing) if differing else 0:.3f}% median of our value"
     )
 
 
