@@ -49,6 +49,7 @@ from typing import Any
 
 from twenty48_replay import Board, Record
 from twenty48_replay.solver import (
+    SearchSettings,
     Strength,
     best_move,
     default_settings,
