@@ -124,6 +124,19 @@ def test_cut_search_equals_numpy_at_four_plies() -> None:
         assert_same_values(board, 4, 1e-4)
 
 
+def test_the_probability_cut_cuts() -> None:
+    """Cut-off 1: every afterstate past the root is below it, so five plies search two."""
+    nodes = {1e-3: 0, 1e-4: 0}
+    for board in long_game_positions()[1::4]:
+        cut = native_search.search(board, fixed(5, 1.0), module, reuse_deeper=False)
+        two = native_search.search(board, fixed(2, 0.0), module, reuse_deeper=False)
+        assert cut.values == two.values
+        assert expectimax.search(board, fixed(5, 1.0)).values == pytest.approx(two.values, rel=REL)
+        for cutoff in nodes:
+            nodes[cutoff] += native_search.search(board, fixed(4, cutoff), module).nodes
+    assert nodes[1e-3] < nodes[1e-4]
+
+
 def test_wide_boards_merge_to_131072() -> None:
     board = Board.from_rows(
         [[65536, 65536, 2, 4], [32768, 16384, 8, 2], [4, 8, 4, 16], [2, 4, 2, 8]]
@@ -199,19 +212,18 @@ def test_budget_bounds_the_work_and_the_depth() -> None:
 @pytest.mark.parametrize(
     ("arguments", "error"),
     [
-        (("x", 2, 1, 1e-4, 0, 1, 20, 0, 0.0), TypeError),
-        ((-1, 2, 1, 1e-4, 0, 1, 20, 0, 0.0), ValueError),
-        ((1 << 80, 2, 1, 1e-4, 0, 1, 20, 0, 0.0), ValueError),
-        ((0, 99, 1, 1e-4, 0, 1, 20, 0, 0.0), ValueError),
-        ((0, 2, -1, 1e-4, 0, 1, 20, 0, 0.0), ValueError),
-        ((0, 2, 1, float("nan"), 0, 1, 20, 0, 0.0), ValueError),
-        ((0, 2, 1, 2.0, 0, 1, 20, 0, 0.0), ValueError),
-        ((0, 2, 1, 1e-4, -5, 1, 20, 0, 0.0), ValueError),
-        ((0, 2, 1, 1e-4, 0, 2, 20, 0, 0.0), ValueError),
-        ((0, 2, 1, 1e-4, 0, 1, 40, 0, 0.0), ValueError),
-        ((0, 2, 1, 1e-4, 0, 1, 20, 0, -1.0), ValueError),
+        (("x", 2, 1, 1e-4, 0, 1, 20), TypeError),
+        ((-1, 2, 1, 1e-4, 0, 1, 20), ValueError),
+        ((1 << 80, 2, 1, 1e-4, 0, 1, 20), ValueError),
+        ((0, 99, 1, 1e-4, 0, 1, 20), ValueError),
+        ((0, 2, -1, 1e-4, 0, 1, 20), ValueError),
+        ((0, 2, 1, float("nan"), 0, 1, 20), ValueError),
+        ((0, 2, 1, 2.0, 0, 1, 20), ValueError),
+        ((0, 2, 1, 1e-4, -5, 1, 20), ValueError),
+        ((0, 2, 1, 1e-4, 0, 2, 20), ValueError),
+        ((0, 2, 1, 1e-4, 0, 1, 40), ValueError),
+        ((0, 2, 1, 1e-4, 0, 1), TypeError),
         ((0, 2, 1, 1e-4, 0, 1, 20, 0), TypeError),
-        ((0, 2, 1, 1e-4, 0, 1, 20, 2, 0.0), ValueError),
     ],
 )
 def test_bad_arguments_are_python_errors(arguments: tuple[Any, ...], error: type) -> None:

@@ -98,8 +98,7 @@ static int read_share(PyObject *obj, const char *name, double *out)
 }
 
 PyDoc_STRVAR(search_doc,
-             "search(packed, depth, min_depth, cutoff, max_nodes, reuse_deeper, tt_bits, refine,\n"
-             "       stop_margin)\n"
+             "search(packed, depth, min_depth, cutoff, max_nodes, reuse_deeper, tt_bits)\n"
              "--\n\n"
              "Expectimax from the board whose packed integer (Board.packed) is given.\n"
              "Returns (values, depth, nodes, moves, tt_hits, wide): values is a 4-tuple in\n"
@@ -108,26 +107,25 @@ PyDoc_STRVAR(search_doc,
 static PyObject *py_search(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
-    if (nargs != 9) {
-        PyErr_SetString(PyExc_TypeError, "search() takes 9 arguments");
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "search() takes 7 arguments");
         return NULL;
     }
     t48_board board;
     uint64_t max_nodes;
-    long depth, min_depth, reuse, bits, refine;
+    long depth, min_depth, reuse, bits;
     if (t48_board_from_pyint(args[0], 0, &board) < 0
         || read_int(args[1], "depth", 0, X48_MAX_DEPTH, &depth) < 0
         || read_int(args[2], "min_depth", 0, X48_MAX_DEPTH, &min_depth) < 0
         || read_u64(args[4], "max_nodes", &max_nodes) < 0
         || read_int(args[5], "reuse_deeper", 0, 1, &reuse) < 0
-        || read_int(args[6], "tt_bits", MIN_TT_BITS, MAX_TT_BITS, &bits) < 0
-        || read_int(args[7], "refine", X48_REFINE_DEPTH, X48_REFINE_CUTOFF, &refine) < 0) {
+        || read_int(args[6], "tt_bits", MIN_TT_BITS, MAX_TT_BITS, &bits) < 0) {
         return NULL;
     }
     uint64_t lo, hi;
     t48_board_packed(board, &lo, &hi);
-    double cutoff, margin;
-    if (read_share(args[3], "cutoff", &cutoff) < 0 || read_share(args[8], "stop_margin", &margin) < 0) {
+    double cutoff;
+    if (read_share(args[3], "cutoff", &cutoff) < 0) {
         return NULL;
     }
     if (x48_needs_wide(lo, hi, (int)depth) && !x48_init_wide()) {
@@ -137,8 +135,7 @@ static PyObject *py_search(PyObject *module, PyObject *const *args, Py_ssize_t n
     if (tt == NULL) {
         return PyErr_NoMemory();
     }
-    x48_settings settings = {(int)depth,  (int)min_depth, cutoff, max_nodes,
-                             (int)reuse, (int)refine,    margin};
+    x48_settings settings = {(int)depth, (int)min_depth, cutoff, max_nodes, (int)reuse};
     x48_result result;
     int status;
     Py_BEGIN_ALLOW_THREADS
@@ -215,8 +212,7 @@ PyMODINIT_FUNC PyInit__solver(void)
         return NULL;
     }
     if (PyModule_AddIntConstant(module, "MAX_DEPTH", X48_MAX_DEPTH) < 0
-        || PyModule_AddIntConstant(module, "REFINE_DEPTH", X48_REFINE_DEPTH) < 0
-        || PyModule_AddIntConstant(module, "REFINE_CUTOFF", X48_REFINE_CUTOFF) < 0
+
         || PyModule_AddIntConstant(module, "MIN_TT_BITS", MIN_TT_BITS) < 0
         || PyModule_AddIntConstant(module, "MAX_TT_BITS", MAX_TT_BITS) < 0) {
         Py_DECREF(module);

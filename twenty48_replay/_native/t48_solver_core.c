@@ -222,13 +222,23 @@ const double *x48_table_heur(void) { return wide_heur; }
 
 /* ----------------------------------------------------- transposition table */
 
-/* An entry is 16 bytes, four to a 64-byte line (a bucket, 4-way).  The
- * board's 64-bit hash is a bijection of a narrow board (a multiplication by
- * an odd constant), split into the bucket index (its top bits) and the tag
- * kept in `check` (the rest, shifted up), so a narrow board is never
- * mistaken for another.  A wide board (80 bits) is hashed to 64 first.
- * The low 16 bits of `check` hold an 11-bit search stamp (entries of other
- * searches are empty) and the remaining depth (5 bits). */
+/* Two tables of 16-byte entries, four to a 64-byte line (a bucket, 4-way):
+ *
+ * - the deep one (2**bits entries) for positions with 3 or more plies left;
+ * - a shallow one (2**14 entries, 256 kB: it stays in the L2 cache beside
+ *   the row tables) for positions with 1 or 2 plies left.  Most lookups are
+ *   of those, their subtrees are small and their transpositions close in
+ *   time, so an L2 hit beats a trip to memory (measured: 8% less time,
+ *   against 14% more nodes).
+ *
+ * A board's 64-bit hash is a bijection of a narrow board (a multiplication
+ * by an odd constant), split into the bucket index (its top bits) and the
+ * tag kept in `check` (the rest, shifted up), so a narrow board is never
+ * mistaken for another.  A wide board (80 bits) is hashed to 64 first.  The
+ * low bits of `check` hold an 11-bit search stamp (entries of other
+ * searches are empty) and the remaining depth: 5 bits in the deep table
+ * (tags from 16 bits up: bits >= 18), 1 bit in the shallow one (depth 1 or
+ * 2; tags from 12 bits up). */
 typedef struct {
     uint64_t check;
     double value;
@@ -237,11 +247,14 @@ typedef struct {
 #define X48_WAYS 4
 #define X48_STAMP_BITS 11
 #define X48_STAMP_MASK ((1u << X48_STAMP_BITS) - 1)
-#define X48_LOW_MASK 0xFFFFULL
+#define X48_SHALLOW_BITS 14
+#define X48_SHALLOW_MAX_REMAINING 2
 
 struct x48_tt {
     void *memory;
-    x48_entry *entries; /* 64-byte aligned */
+    x48_entry *entries; /* 2 MB aligned */
+    void *shallow_memory;
+    x48_entry *shallow; /* 64-byte aligned */
     unsigned bits;
     uint32_t stamp;
 };
@@ -251,18 +264,20 @@ x48_tt *x48_tt_new(unsigned bits)
     if (bits < X48_MIN_TT_BITS || bits > 30) {
         return NULL;
     }
-    x48_tt *tt = malloc(sizeof *tt);
+    x48_tt *tt = calloc(1, sizeof *tt);
     if (tt == NULL) {
         return NULL;
     }
     size_t bytes = ((size_t)1 << bits) * sizeof(x48_entry);
     tt->memory = calloc(1, bytes + X48_TT_ALIGN);
-    if (tt->memory == NULL) {
-        free(tt);
+    tt->shallow_memory = calloc(((size_t)1 << X48_SHALLOW_BITS) + X48_WAYS, sizeof(x48_entry));
+    if (tt->memory == NULL || tt->shallow_memory == NULL) {
+        x48_tt_free(tt);
         return NULL;
     }
     uintptr_t start = ((uintptr_t)tt->memory + X48_TT_ALIGN - 1) & ~(uintptr_t)(X48_TT_ALIGN - 1);
     tt->entries = (x48_entry *)start;
+    tt->shallow = (x48_entry *)(((uintptr_t)tt->shallow_memory + 63) & ~(uintptr_t)63);
 #ifdef X48_HUGE_PAGES
     /* Probes land anywhere in the table: with 4 kB pages nearly every one
      * also misses the TLB.  Ask for 2 MB pages (a hint; the zeroed memory
@@ -278,63 +293,97 @@ void x48_tt_free(x48_tt *tt)
 {
     if (tt != NULL) {
         free(tt->memory);
+        free(tt->shallow_memory);
         free(tt);
     }
 }
 
 unsigned x48_tt_bits(const x48_tt *tt) { return tt->bits; }
 
+/* One table as the search sees it. */
+typedef struct {
+    x48_entry *entries;
+    int index_shift;     /* bucket index = hash >> index_shift */
+    int tag_shift;       /* tag = hash << tag_shift */
+    uint64_t low_mask;   /* the bits of `check` below the tag */
+    uint64_t stamp_mask; /* the stamp's bits in `check` */
+    uint64_t stamp;      /* this search's stamp, in place */
+    int stamp_shift;
+    uint64_t depth_mask; /* the remaining depth's bits (bit 0 up), minus depth_base */
+    int depth_base;
+} x48_view;
+
+static x48_view deep_view(const x48_tt *tt)
+{
+    int index_bits = (int)tt->bits - 2;
+    x48_view v = {tt->entries, 64 - index_bits, index_bits, 0xFFFFu,
+                  (uint64_t)X48_STAMP_MASK << 5, 0, 5, 31u, 0};
+    return v;
+}
+
+static x48_view shallow_view(const x48_tt *tt)
+{
+    int index_bits = X48_SHALLOW_BITS - 2;
+    x48_view v = {tt->shallow, 64 - index_bits, index_bits, 0xFFFu,
+                  (uint64_t)X48_STAMP_MASK << 1, 0, 1, 1u, 1};
+    return v;
+}
+
 /* ----------------------------------------------------------- search state */
 
 typedef struct {
-    x48_entry *entries;
-    int bucket_shift; /* a bucket index is the top (bits - 2) bits of the hash */
-    int tag_shift;    /* the rest, shifted up by (bits - 2), is the tag */
-    uint64_t stamp;   /* already in place: bits 5..15 */
+    x48_view deep;    /* positions with more than X48_SHALLOW_MAX_REMAINING plies left */
+    x48_view shallow; /* the others */
     int depth;
     double cutoff;
-    int min_depth;
     int reuse_deeper;
     uint64_t limit;
     int aborted;
     uint64_t nodes;
     uint64_t moves;
     uint64_t tt_hits;
-    uint64_t depth_leaves;
-    uint64_t cut_leaves;
+    uint64_t depth_leaves; /* leaves cut by depth, in this step */
 } x48_state;
 
 #define X48_HASH_MULTIPLIER 0x9E3779B97F4A7C15ULL
 
-static inline x48_entry *x48_bucket(const x48_state *st, uint64_t hash)
+static inline const x48_view *x48_view_for(const x48_state *st, int remaining)
 {
-    return st->entries + X48_WAYS * (hash >> st->bucket_shift);
+    return remaining <= X48_SHALLOW_MAX_REMAINING ? &st->shallow : &st->deep;
 }
 
-static inline void x48_tt_prefetch(const x48_state *st, uint64_t hash)
+static inline x48_entry *x48_bucket(const x48_view *v, uint64_t hash)
+{
+    return v->entries + X48_WAYS * (hash >> v->index_shift);
+}
+
+static inline void x48_tt_prefetch(const x48_state *st, uint64_t hash, int remaining)
 {
 #if defined(__GNUC__) || defined(__clang__)
-    __builtin_prefetch(x48_bucket(st, hash));
+    __builtin_prefetch(x48_bucket(x48_view_for(st, remaining), hash));
 #else
     (void)st;
     (void)hash;
+    (void)remaining;
 #endif
 }
 
 /* The stored value of this board if it is good enough (returns NULL, value
  * in *cached), else the slot its value should go to: its own, an empty or
  * stale one, or the one searched least deep. */
-static inline x48_entry *x48_tt_probe(x48_state *st, uint64_t hash, int remaining, double *cached)
+static inline x48_entry *x48_tt_probe(const x48_state *st, uint64_t hash, int remaining,
+                                      double *cached)
 {
-    x48_entry *bucket = x48_bucket(st, hash);
-    uint64_t tag = hash << st->tag_shift;
+    const x48_view *v = x48_view_for(st, remaining);
+    x48_entry *bucket = x48_bucket(v, hash);
+    uint64_t tag = hash << v->tag_shift;
     x48_entry *victim = NULL;
     int victim_depth = 1 << 30;
     for (int i = 0; i < X48_WAYS; i++) {
         uint64_t check = bucket[i].check;
-        int live = (check & ((uint64_t)X48_STAMP_MASK << 5)) == st->stamp;
-        int depth = (int)(check & 31u);
-        if (live && (check & ~X48_LOW_MASK) == tag) {
+        int live = (check & v->stamp_mask) == v->stamp;
+        int depth = (int)(check & v->depth_mask) + v->depth_base;
+        if (live && (check & ~v->low_mask) == tag) {
             if (st->reuse_deeper ? depth >= remaining : depth == remaining) {
                 *cached = bucket[i].value;
                 return NULL;
@@ -352,10 +401,11 @@ static inline x48_entry *x48_tt_probe(x48_state *st, uint64_t hash, int remainin
     return victim;
 }
 
-static inline void x48_tt_store(x48_state *st, x48_entry *slot, uint64_t hash, int remaining,
+static inline void x48_tt_store(const x48_state *st, x48_entry *slot, uint64_t hash, int remaining,
                                 double value)
 {
-    slot->check = (hash << st->tag_shift) | st->stamp | (uint64_t)remaining;
+    const x48_view *v = x48_view_for(st, remaining);
+    slot->check = (hash << v->tag_shift) | v->stamp | (uint64_t)(remaining - v->depth_base);
     slot->value = value;
 }
 
@@ -526,79 +576,16 @@ int x48_needs_wide(uint64_t lo, uint64_t hi, int depth)
 }
 
 /* The next search stamp; entries with another stamp are empty. */
-static uint64_t next_stamp(x48_tt *tt)
+static void next_stamp(x48_tt *tt, x48_state *st)
 {
     tt->stamp = (tt->stamp + 1) & X48_STAMP_MASK;
     if (tt->stamp == 0) { /* wrapped: old stamps could match again */
         memset(tt->entries, 0, ((size_t)1 << tt->bits) * sizeof(x48_entry));
+        memset(tt->shallow, 0, ((size_t)1 << X48_SHALLOW_BITS) * sizeof(x48_entry));
         tt->stamp = 1;
     }
-    return (uint64_t)tt->stamp << 5;
-}
-
-typedef struct {
-    int depth;
-    double cutoff;
-    int min_depth; /* afterstates above this depth are expanded whatever their probability */
-} x48_step;
-
-#define X48_MAX_STEPS (X48_MAX_DEPTH + 16)
-/* Deepening by probability: the cut-offs tried before the final one, from
- * X48_FIRST_CUTOFF down by a factor of X48_CUTOFF_RATIO. */
-#define X48_FIRST_CUTOFF 0.1
-#define X48_CUTOFF_RATIO 3.0
-
-/* The searches to run, cheapest first; with a budget, the last that fits is used. */
-static int plan(const x48_settings *settings, x48_step steps[X48_MAX_STEPS])
-{
-    int depth = settings->depth;
-    if (settings->max_nodes == 0) {
-        steps[0] = (x48_step){depth, settings->cutoff, 0};
-        return 1;
-    }
-    int first = settings->min_depth < 0 ? 0 : settings->min_depth;
-    first = first > depth ? depth : first;
-    int n = 0;
-    steps[n++] = (x48_step){first, settings->cutoff, 0};
-    if (settings->refine == X48_REFINE_CUTOFF) {
-        for (double c = X48_FIRST_CUTOFF; c > settings->cutoff * 1.5 && n < X48_MAX_STEPS - 1;
-             c /= X48_CUTOFF_RATIO) {
-            steps[n++] = (x48_step){depth, c, first};
-        }
-        if (depth > first || n > 1) {
-            steps[n++] = (x48_step){depth, settings->cutoff, first};
-        }
-    } else {
-        for (int d = first + 1; d <= depth; d++) {
-            steps[n++] = (x48_step){d, settings->cutoff, 0};
-        }
-    }
-    return n;
-}
-
-/* Whether the best move leads the second by at least `margin` of its value
- * (0: never decided early), or is the only valid move. */
-static int decided(const double values[4], int valid, double margin)
-{
-    if (margin <= 0.0) {
-        return 0;
-    }
-    double best = -1.0;
-    double second = -1.0;
-    int count = 0;
-    for (int d = 0; d < 4; d++) {
-        if (!(valid & (1 << d))) {
-            continue;
-        }
-        count++;
-        if (values[d] > best) {
-            second = best;
-            best = values[d];
-        } else if (values[d] > second) {
-            second = values[d];
-        }
-    }
-    return count == 1 || (best > 0.0 && best - second >= margin * best);
+    st->deep.stamp = (uint64_t)tt->stamp << st->deep.stamp_shift;
+    st->shallow.stamp = (uint64_t)tt->stamp << st->shallow.stamp_shift;
 }
 
 int x48_search(uint64_t lo, uint64_t hi, const x48_settings *settings, x48_tt *tt,
@@ -620,10 +607,10 @@ int x48_search(uint64_t lo, uint64_t hi, const x48_settings *settings, x48_tt *t
 
     x48_state st;
     memset(&st, 0, sizeof st);
-    st.entries = tt->entries;
-    st.bucket_shift = 64 - ((int)tt->bits - 2);
-    st.tag_shift = (int)tt->bits - 2;
-    st.stamp = next_stamp(tt);
+    st.deep = deep_view(tt);
+    st.shallow = shallow_view(tt);
+    next_stamp(tt, &st);
+    st.cutoff = settings->cutoff;
     st.reuse_deeper = settings->reuse_deeper;
 
     uint64_t after_n[4];
@@ -636,31 +623,30 @@ int x48_search(uint64_t lo, uint64_t hi, const x48_settings *settings, x48_tt *t
         return 0;
     }
 
-    x48_step steps[X48_MAX_STEPS];
-    int count = plan(settings, steps);
+    /* With a budget: deepen one ply at a time from min_depth (that step is
+     * always completed) and keep the deepest search that fits; a step the
+     * growth so far says cannot fit is not started, one that runs over is
+     * abandoned (its partial values thrown away). */
+    int first = depth;
+    if (settings->max_nodes > 0) {
+        first = settings->min_depth < 0 ? 0 : settings->min_depth;
+        first = first > depth ? depth : first;
+    }
     uint64_t last_cost = 0;
     uint64_t growth = 0;
-    for (int i = 0; i < count; i++) {
+    for (int d = first; d <= depth; d++) {
         double values[4] = {0.0, 0.0, 0.0, 0.0};
         uint64_t before = st.nodes;
-        if (i > 0) {
-            /* Do not start a step that the growth seen so far says cannot fit. */
-            uint64_t predicted = last_cost * (growth ? growth : 3);
+        if (d > first) {
+            uint64_t predicted = last_cost * (growth ? growth : 4);
             if (st.nodes + predicted > settings->max_nodes) {
                 break;
             }
-            if (steps[i].cutoff != steps[i - 1].cutoff) {
-                /* Values found under another cut-off must not answer for this one. */
-                st.stamp = next_stamp(tt);
-            }
         }
-        st.depth = steps[i].depth;
-        st.cutoff = steps[i].cutoff;
-        st.min_depth = steps[i].min_depth;
-        st.limit = i == 0 ? UINT64_MAX : settings->max_nodes;
+        st.depth = d;
+        st.limit = d == first ? UINT64_MAX : settings->max_nodes;
         st.aborted = 0;
         st.depth_leaves = 0;
-        st.cut_leaves = 0;
         if (wide) {
             search_once_w(&st, after_w, valid, values);
         } else {
@@ -670,20 +656,12 @@ int x48_search(uint64_t lo, uint64_t hi, const x48_settings *settings, x48_tt *t
             break;
         }
         memcpy(result->values, values, sizeof values);
-        result->depth = steps[i].depth;
+        result->depth = d;
         uint64_t cost = st.nodes - before;
         growth = last_cost ? (cost + last_cost - 1) / last_cost : 0;
         last_cost = cost;
-        if (decided(values, valid, settings->stop_margin)) {
-            break; /* one move is ahead by the margin (or is the only one): search no more */
-        }
-        if (i + 1 < count && steps[i + 1].depth > steps[i].depth && st.depth_leaves == 0
-            && steps[i + 1].cutoff >= steps[i].cutoff) {
+        if (st.depth_leaves == 0) {
             break; /* nothing was cut by depth: a deeper step searches the same tree */
-        }
-        if (i + 1 < count && steps[i + 1].cutoff < steps[i].cutoff && st.cut_leaves == 0
-            && steps[i + 1].depth <= steps[i].depth) {
-            break; /* nothing was cut by probability: a lower cut-off searches the same tree */
         }
     }
     result->nodes = st.nodes;

@@ -64,19 +64,7 @@ typedef struct {
      * exact depth only, which makes a full-width search (cutoff 0) equal to
      * plain expectimax, value for value. */
     int reuse_deeper;
-    /* With a budget: how the steps get deeper (X48_REFINE_*). */
-    int refine;
-    /* With a budget: stop after a step where the best move leads the
-     * second by this share of its value, or is the only one (0: never). */
-    double stop_margin;
 } x48_settings;
-
-/* Deepen one ply at a time at the final cut-off. */
-#define X48_REFINE_DEPTH 0
-/* Search to the full depth from min_depth at falling cut-offs (0.1, 0.033, ...,
- * the final one): the likeliest lines get deep first, as the NumPy search's
- * budget does; every line is expanded to min_depth. */
-#define X48_REFINE_CUTOFF 1
 
 typedef struct {
     double values[4];     /* expected value per direction code; valid only where `valid` has the bit */
@@ -99,7 +87,8 @@ void x48_init(void);
 int x48_init_wide(void);
 int x48_wide_ready(void);
 
-/* Transposition tables hold 2**bits entries of 16 bytes, bits from 18 (4 MB). */
+/* Transposition tables hold 2**bits entries of 16 bytes, bits from 18 (4 MB),
+ * plus 256 kB for the positions near the leaves. */
 #define X48_MIN_TT_BITS 18
 /* Chance nodes with less remaining depth than this skip the table. */
 #ifndef X48_TT_MIN_REMAINING

@@ -29,18 +29,14 @@ static double XF(max_node)(x48_state *st, XB s, XB ts, double prob, int depth);
 /* Whether an afterstate at this depth and path probability is scored by the heuristic. */
 static inline int XF(is_leaf)(const x48_state *st, double prob, int depth)
 {
-    return depth >= st->depth || (prob < st->cutoff && depth >= st->min_depth);
+    return depth >= st->depth || prob < st->cutoff;
 }
 
 /* A leaf: the heuristic, floored so that a live position beats a lost one (0). */
 static inline double XF(leaf)(x48_state *st, XB a, int depth)
 {
     st->nodes++;
-    if (depth >= st->depth) {
-        st->depth_leaves++;
-    } else {
-        st->cut_leaves++;
-    }
+    st->depth_leaves += depth >= st->depth;
     double h = XF(heuristic)(a);
     return h > X48_MIN_LIVE_VALUE ? h : X48_MIN_LIVE_VALUE;
 }
@@ -124,8 +120,6 @@ static double XF(max_node)(x48_state *st, XB s, XB ts, double prob, int depth)
         st->nodes += leaves;
         if (depth >= st->depth) {
             st->depth_leaves += leaves;
-        } else {
-            st->cut_leaves += leaves;
         }
         return best;
     }
@@ -134,7 +128,7 @@ static double XF(max_node)(x48_state *st, XB s, XB ts, double prob, int depth)
          * subtree hides the latency of the others'. */
         for (int i = 0; i < 4; i++) {
             if (valid & (1 << i)) {
-                x48_tt_prefetch(st, XF(hash)(child[i]));
+                x48_tt_prefetch(st, XF(hash)(child[i]), st->depth - depth);
             }
         }
     }

@@ -62,8 +62,6 @@ def search(
     module: Any,
     *,
     reuse_deeper: bool = True,
-    refine_cutoff: bool = False,
-    stop_margin: float = 0.0,
 ) -> SearchResult:
     """Expected value of every valid direction from ``board``, searched in C by ``module``."""
     plies = plies_for(board, settings)
@@ -78,8 +76,6 @@ def search(
         budget,
         int(reuse_deeper),
         bits,
-        module.REFINE_CUTOFF if refine_cutoff else module.REFINE_DEPTH,
-        stop_margin,
     )
     found = {code: value for code, value in enumerate(values) if value is not None}
     return SearchResult(found, depth + 1 if found else 0, nodes if found else 0)
