@@ -242,6 +242,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--numpy", type=int, default=50, help="positions compared with NumPy")
     parser.add_argument("--hint-runs", type=int, default=10, help="whole hint processes timed")
     parser.add_argument("--nneonneo", type=Path, default=None, help="nneonneo's bin/2048.so")
+    parser.add_argument(
+        "--only-hint", action="store_true", help="only the hint latency (no per-node run)"
+    )
     args = parser.parse_args(argv)
 
     module = native_search.solver_module()
@@ -251,6 +254,9 @@ def main(argv: list[str] | None = None) -> int:
     boards = positions(args.step)
     print(f"{time.strftime('%Y-%m-%d %H:%M')}, load average {load()}")
     print(f"python {sys.version.split()[0]}, {len(boards)} positions of {GAME.name}")
+    if args.only_hint:
+        hint_latency(boards, args.hint_runs)
+        return 0
     deep_values = per_node(module, boards)
     hint_latency(boards, args.hint_runs)
     if args.numpy:
