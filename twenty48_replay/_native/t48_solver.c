@@ -1,6 +1,6 @@
 /* twenty48_replay._solver: the solver's expectimax (t48_solver_core.c) for Python.
  *
- * Limited API (abi3, CPython 3.11+).  Python (twenty48_replay/solver/native.py)
+ * Limited API (abi3, CPython 3.11+).  Python (twenty48_replay/solver/native_search.py)
  * picks the depth and the budget and hands over a board as its packed
  * integer split in two; this module only checks the numbers and searches.
  * The search runs without the GIL, so each call takes a transposition table
@@ -45,22 +45,6 @@ static void give_back(x48_tt *tt)
         }
     }
     x48_tt_free(tt);
-}
-
-static int read_u64(PyObject *obj, const char *name, uint64_t *out)
-{
-    if (!PyLong_Check(obj)) {
-        PyErr_Format(PyExc_TypeError, "%s must be an int", name);
-        return -1;
-    }
-    unsigned long long value = PyLong_AsUnsignedLongLong(obj);
-    if (value == (unsigned long long)-1 && PyErr_Occurred()) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_ValueError, "%s must be an int from 0 to 2**64-1", name);
-        return -1;
-    }
-    *out = (uint64_t)value;
-    return 0;
 }
 
 static int read_int(PyObject *obj, const char *name, long low, long high, long *out)
@@ -117,7 +101,7 @@ static PyObject *py_search(PyObject *module, PyObject *const *args, Py_ssize_t n
     if (t48_board_from_pyint(args[0], 0, &board) < 0
         || read_int(args[1], "depth", 0, X48_MAX_DEPTH, &depth) < 0
         || read_int(args[2], "min_depth", 0, X48_MAX_DEPTH, &min_depth) < 0
-        || read_u64(args[4], "max_nodes", &max_nodes) < 0
+        || t48_count_arg(args[4], &max_nodes) < 0
         || read_int(args[5], "reuse_deeper", 0, 1, &reuse) < 0
         || read_int(args[6], "tt_bits", MIN_TT_BITS, MAX_TT_BITS, &bits) < 0) {
         return NULL;
@@ -195,7 +179,7 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT,
     "twenty48_replay._solver",
-    "The solver's expectimax in C (see twenty48_replay/solver/native.py).",
+    "The solver's expectimax in C (see twenty48_replay/solver/native_search.py).",
     -1,
     methods,
     NULL,
