@@ -98,8 +98,6 @@ def per_node(module: Any, boards: list[Board]) -> dict[int, dict[int, float]]:
             0,
             1,
             native_search.UNBOUNDED_TABLE_BITS,
-            0,
-            0.0,
         )
         cpu += time.process_time() - start
         nodes += n
