@@ -283,19 +283,26 @@ def test_deep_strength_is_nneonneos_search() -> None:
 
 
 def test_server_bot_signal_is_the_same_with_either_search() -> None:
-    """The server's engine-match rate (server/bots.py) runs the C search now; same figures."""
-    from twenty48_replay import Direction, GameState
-    from twenty48_replay.server.bots import ANALYSIS_NODES, engine_matches
+    """The server's engine-match ladder (solver/agreement.py) runs the C search now:
+    its fixed-depth rungs (1-3 plies) count the same matches as NumPy's search."""
+    from twenty48_replay import Direction
+    from twenty48_replay.solver.agreement import Rung, agreement, choices, fixed_depth
 
     record = Record.from_json((DATA / "long-2000.json").read_text(encoding="utf-8"))
     letters = record.moves[:300]
+    found, _played = choices(record.seed, letters)
     for plies in (1, 2, 3):
-        settings_ = SearchSettings(max_nodes=ANALYSIS_NODES, min_plies=plies, max_plies=plies)
-        state = GameState.new(record.seed)
         numpy_matches = 0
-        for letter in letters:
-            values = expectimax.search(state.board, settings_).values
+        for board, letter in found:
+            values = expectimax.search(board, fixed_depth(plies)).values
             best = max((d for d in Direction if d.code in values), key=lambda d: values[d.code])
             numpy_matches += best.letter == letter
-            state = state.play(Direction(letter))[0]
-        assert engine_matches(record.seed, letters, plies) == (numpy_matches, len(letters))
+        rung = Rung(str(plies), fixed_depth(plies), len(found))
+        got = agreement(record.seed, letters, [rung], b"k" * 32).rungs[0]
+        assert (got.matches, got.checked) == (numpy_matches, len(found))
+
+
+def test_the_ladder_default_rung_is_the_c_search_default() -> None:
+    from twenty48_replay.solver.agreement import offered_strengths
+
+    assert dict(offered_strengths())["default"] == settings_for(Strength.DEFAULT, native=True)
