@@ -114,6 +114,10 @@ def admission() -> Admission:
     return Admission(tr.TransportLimits.from_env())
 
 
+class HeadTooLargeError(Exception):
+    """Raised in the parser's callback to stop it at a head over the limit."""
+
+
 class GuardedHttpToolsProtocol(HttpToolsProtocol):
     """One HTTP/1.1 connection: uvicorn's httptools protocol within the process's bounds."""
 
@@ -135,6 +139,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self.heads = 0  # heads completed on this connection
         self.head_bytes = 0  # bytes of the current head so far
         self.drained = 0
+        self.oversized = False
         self.deadline: asyncio.TimerHandle | None = None
         self.deadline_for_body = False
         self.send_deadline: asyncio.TimerHandle | None = None
@@ -199,6 +204,11 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             self._disarm()
 
     def on_headers_complete(self) -> None:
+        # A head that arrived in one read was never counted in data_received: measure it.
+        size = len(self.url) + sum(len(name) + len(value) + 4 for name, value in self.headers)
+        if size > self.limits.max_header_bytes:
+            self.oversized = True
+            raise HeadTooLargeError  # stops the parser; uvicorn then calls send_400_response
         self.in_head = False
         self.in_body = True
         self.heads += 1
@@ -211,6 +221,13 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self.in_head = True
         self._disarm()
         super().on_message_complete()
+
+    def send_400_response(self, msg: str) -> None:
+        """uvicorn's answer to a request the parser gave up on (ours: a head too large)."""
+        if self.oversized:
+            self._refuse(self.admission.head_too_large)
+        else:
+            super().send_400_response(msg)
 
     # ------------------------------------------------------------ writing
 
