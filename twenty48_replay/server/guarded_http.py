@@ -297,10 +297,14 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             transport.close()
             return
         transport.write(answer)
-        if self.admission.lingering >= tr.MAX_LINGERING or not transport.can_write_eof():
+        if not transport.can_write_eof():
             transport.close()
             return
-        self.admission.lingering += 1
-        self.lingers = True
+        if self.address is None:  # refused at admission: its descriptor is counted nowhere else
+            if self.admission.lingering >= tr.MAX_LINGERING:
+                transport.close()
+                return
+            self.admission.lingering += 1
+            self.lingers = True
         transport.write_eof()
         self.deadline = self.loop.call_later(tr.LINGER_SECONDS, transport.close)

@@ -25,8 +25,10 @@ ENV_VAR: Final = "TWENTY48_SERVE_TRANSPORT"
 #: File descriptors kept back from connections: the database (file, -wal, -shm per
 #: reading thread), the writer, the analysis worker's pipes, logs, the event loop.
 FD_RESERVE: Final = 256
-#: Refused connections being closed gracefully (the answer sent, the client's
-#: request drained for a moment so that it reads the answer rather than a reset).
+#: Connections refused at admission (429 / 503) being closed gracefully: the
+#: answer sent, the client's request drained for a moment so that it reads the
+#: answer rather than a reset.  Past this many, the next is closed at once.
+#: (An admitted connection refused later, 408 / 431, still counts toward the total.)
 MAX_LINGERING: Final = 256
 #: How long, and how many bytes, a refused connection is drained before it is closed.
 LINGER_SECONDS: Final = 2.0
