@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import EXAMPLES
 from server_harness import TWENTY48, ServerProcess
 
 from twenty48_replay.board import Board, Direction
@@ -295,6 +296,24 @@ def test_a_slow_body_is_refused_without_an_error_logged(start: Any) -> None:
     log = server.log_text()
     assert "internal error" not in log
     assert "Traceback" not in log
+
+
+def test_a_long_answer_is_never_cut_off_by_the_timeouts(start: Any) -> None:
+    """Deadlines cover the client's sending only: the server's own work may take longer."""
+    server = start("--header-timeout", "1", "--body-timeout", "1", "--idle-timeout", "1")
+    record = json.loads((EXAMPLES / "valid.json").read_text())
+    record["padding"] = ["x" * 14] * 600_000  # about 10 MB: seconds to read and verify
+    body = json.dumps(record).encode()
+    sock = connect(server, "127.0.0.2")
+    sock.sendall(
+        b"POST /api/records HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+        b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+    )
+    began = time.monotonic()
+    status, _, answer = read_answer(sock)
+    assert status == 201, answer
+    assert get(sock) == 200  # and the connection lives on
+    print(f"the record took {time.monotonic() - began:.1f} s to be answered")
 
 
 def test_a_client_that_stops_reading_is_dropped(start: Any) -> None:

@@ -139,6 +139,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self.heads = 0  # heads completed on this connection
         self.head_bytes = 0  # bytes of the current head so far
         self.drained = 0
+        self.read_size = 0  # bytes of the read being parsed
         self.oversized = False
         self.deadline: asyncio.TimerHandle | None = None
         self.deadline_for_body = False
@@ -184,31 +185,34 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             if self.drained > tr.LINGER_BYTES:
                 self.transport.close()
             return
+        self.read_size = len(data)
         was_head = self.in_head
         heads = self.heads
         super().data_received(data)
         if self.refused or self.transport.is_closing():
             return
         if self.in_head:
-            if was_head and self.heads == heads:  # every byte of this read was head
+            # Only a read that was head from its first byte to its last is counted
+            # and starts the head's deadline.  A read that completed a request may
+            # carry the start of the next: that head is counted (and timed) from
+            # its next read, and until then uvicorn's idle timeout closes it.
+            if was_head and self.heads == heads:
                 self.head_bytes += len(data)
                 if self.head_bytes > self.limits.max_header_bytes:
                     self._refuse(self.admission.head_too_large)
                     return
-            if self.deadline is None:
-                self._arm(self.limits.header_timeout, self._head_timed_out, body=False)
-        elif self.in_body:
-            if self.deadline is None or not self.deadline_for_body:
-                self._arm(self.limits.body_timeout, self._body_timed_out, body=True)
-        elif self.deadline is not None:
-            self._disarm()
+                if self.deadline is None:
+                    self._arm(self.limits.header_timeout, self._head_timed_out, body=False)
+        elif self.deadline is None or not self.deadline_for_body:
+            self._arm(self.limits.body_timeout, self._body_timed_out, body=True)
 
     def on_headers_complete(self) -> None:
-        # A head that arrived in one read was never counted in data_received: measure it.
-        size = len(self.url) + sum(len(name) + len(value) + 4 for name, value in self.headers)
-        if size > self.limits.max_header_bytes:
-            self.oversized = True
-            raise HeadTooLargeError  # stops the parser; uvicorn then calls send_400_response
+        if self.head_bytes + self.read_size > self.limits.max_header_bytes:
+            # The head's last bytes came in this read, with maybe a body: measure the head.
+            size = len(self.url) + sum(len(name) + len(value) + 4 for name, value in self.headers)
+            if size > self.limits.max_header_bytes:
+                self.oversized = True
+                raise HeadTooLargeError  # stops the parser; uvicorn then calls send_400_response
         self.in_head = False
         self.in_body = True
         self.heads += 1
