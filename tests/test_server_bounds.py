@@ -508,3 +508,13 @@ def test_a_bad_forwarded_allow_ips_is_a_usage_error(tmp_path: Path, value: str) 
     assert "--forwarded-allow-ips" in done.stderr
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "x.sqlite3").exists()
+
+
+def test_the_bounds_hold_in_every_worker_process(start: Any) -> None:
+    server = start("--workers", "2", "--max-header-bytes", "2048")
+    for _ in range(12):  # the kernel hands the connections to either process
+        sock = connect(server, "127.0.0.2")
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: t\r\nX-Fill: " + b"f" * 4000 + b"\r\n\r\n")
+        assert refusal(sock)[0] == 431
+        sock.close()
+    assert server.log_text().count("Started server process") == 2
