@@ -518,3 +518,15 @@ def test_the_bounds_hold_in_every_worker_process(start: Any) -> None:
         assert refusal(sock)[0] == 431
         sock.close()
     assert server.log_text().count("Started server process") == 2
+
+
+def test_clients_are_counted_by_address_and_ipv6_by_their_64() -> None:
+    from twenty48_replay.server.transport import client_key
+
+    assert client_key("203.0.113.7") == "203.0.113.7"
+    assert client_key("2001:db8:1:2:aaaa::1") == client_key("2001:db8:1:2:ffff::9")
+    assert client_key("2001:db8:1:2::1") == "2001:db8:1:2::/64"
+    assert client_key("2001:db8:1:3::1") != client_key("2001:db8:1:2::1")
+    assert client_key("::ffff:203.0.113.7") == "203.0.113.7"
+    assert client_key("fe80::1%eth0") == "fe80::/64"
+    assert client_key("not an address") == "not an address"

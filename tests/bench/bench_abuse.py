@@ -272,15 +272,17 @@ async def slow_connection(
 
 
 def big_record(size: int) -> bytes:
-    """A valid record (examples/valid.json) padded with an unknown key to about ``size`` bytes."""
+    """A valid record (examples/valid.json) padded with an unknown key to at most ``size`` bytes."""
     record = json.loads((ROOT / "examples" / "valid.json").read_text())
+    record["nonce"] = NONCE.decode()
     base = len(json.dumps(record, separators=(",", ":")))
     item = "x" * 14
     each = len(item) + 3  # the quotes and a comma
     count = max(0, min((size - base - 20) // each, MAX_VALUES - 1000))
     record["padding"] = [item] * count
-    record["nonce"] = NONCE.decode()
-    return json.dumps(record, separators=(",", ":")).encode()
+    body = json.dumps(record, separators=(",", ":")).encode()
+    assert len(body) <= size, (len(body), size)
+    return body
 
 
 async def poster(
@@ -309,6 +311,9 @@ async def poster(
 async def attack(
     settings: dict[str, Any], stop_flag: EventType, halt_posting: EventType
 ) -> dict[str, Any]:
+    # A TLS connection the server cut off may make uvloop report an error on the
+    # closed transport; that is the attack working, not a failure of this script.
+    asyncio.get_running_loop().set_exception_handler(lambda _loop, _context: None)
     tls = None
     if settings["cafile"]:
         tls = ssl.create_default_context(cafile=settings["cafile"])

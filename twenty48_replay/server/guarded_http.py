@@ -61,13 +61,13 @@ def refusal(status: int, reason: str, retry_after: int | None = None) -> bytes:
 
 
 class Admission:
-    """Open connections of this process, in total and per client address."""
+    """Open connections of this process, in total and per client (address, or IPv6 /64)."""
 
     def __init__(self, limits: tr.TransportLimits) -> None:
         self.limits = limits
         self.trusted = tr.TrustedProxies(limits.forwarded_allow_ips)
         self.total = 0
-        self.by_address: dict[str, int] = {}
+        self.by_client: dict[str, int] = {}
         self.lingering = 0
         self.too_many = refusal(
             503, f"the server has {limits.max_connections} connections open; try again", 1
@@ -88,24 +88,28 @@ class Admission:
             408, f"request body not received within {limits.body_timeout} s"
         )
 
-    def admit(self, address: str) -> bytes | None:
-        """Count a new connection from ``address``, or the refusal to send it instead."""
+    def admit(self, address: str) -> str | bytes:
+        """Count a new connection from ``address``: the key it counts under, or the refusal.
+
+        The key (:func:`~.transport.client_key`) goes back to :meth:`release`.
+        """
         if self.total >= self.limits.max_connections:
             return self.too_many
-        count = self.by_address.get(address, 0)
+        key = tr.client_key(address)
+        count = self.by_client.get(key, 0)
         if count >= self.limits.max_connections_per_client and address not in self.trusted:
             return self.too_many_here
         self.total += 1
-        self.by_address[address] = count + 1
-        return None
+        self.by_client[key] = count + 1
+        return key
 
-    def release(self, address: str) -> None:
+    def release(self, key: str) -> None:
         self.total -= 1
-        count = self.by_address[address] - 1
+        count = self.by_client[key] - 1
         if count:
-            self.by_address[address] = count
+            self.by_client[key] = count
         else:
-            del self.by_address[address]
+            del self.by_client[key]
 
 
 @functools.cache
@@ -131,7 +135,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         super().__init__(config, server_state, app_state, _loop)
         self.admission = admission()
         self.limits = self.admission.limits
-        self.address: str | None = None  # counted in admission while not None
+        self.client_key: str | None = None  # counted in admission under this key while not None
         self.refused = False  # answered by us: the rest of the input is drained, not parsed
         self.lingers = False  # counted in admission.lingering
         self.in_head = True  # between requests or inside a head (not a body, not the app's turn)
@@ -150,12 +154,12 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         peer = transport.get_extra_info("peername")
         address = str(peer[0]) if isinstance(peer, tuple) and peer else ""
-        answer = self.admission.admit(address)
-        if answer is not None:
+        admitted = self.admission.admit(address)
+        if isinstance(admitted, bytes):
             self.transport = transport
-            self._refuse(answer)
+            self._refuse(admitted)
             return
-        self.address = address
+        self.client_key = admitted
         super().connection_made(transport)
         self._arm(self.limits.header_timeout, self._head_timed_out, body=False)
 
@@ -167,10 +171,10 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         if self.lingers:
             self.lingers = False
             self.admission.lingering -= 1
-        if self.address is None:  # refused at admission: uvicorn never knew of it
+        if self.client_key is None:  # refused at admission: uvicorn never knew of it
             return
-        self.admission.release(self.address)
-        self.address = None
+        self.admission.release(self.client_key)
+        self.client_key = None
         super().connection_lost(exc)
 
     def eof_received(self) -> None:
@@ -304,7 +308,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         if not transport.can_write_eof():
             transport.close()
             return
-        if self.address is None:  # refused at admission: its descriptor is counted nowhere else
+        if self.client_key is None:  # refused at admission: its descriptor is counted nowhere else
             if self.admission.lingering >= tr.MAX_LINGERING:
                 transport.close()
                 return

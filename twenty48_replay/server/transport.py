@@ -45,8 +45,9 @@ class TransportLimits:
     * ``max_connections``: open connections in this process; one more gets
       ``503`` and is closed (never a hang, never an exhausted file table).
     * ``max_connections_per_client``: open connections from one client
-      address; one more gets ``429``.  Connections from a trusted proxy count
-      only toward the total (the proxy bounds its clients itself).
+      address (an IPv6 client: its /64); one more gets ``429``.  Connections
+      from a trusted proxy count only toward the total (the proxy bounds its
+      clients itself).
     * ``max_header_bytes``: request line plus headers; past it ``431``.
     * ``header_timeout``: seconds from connecting (or from a keep-alive
       request's first byte) until the whole head has arrived; then ``408``.
@@ -138,6 +139,24 @@ def _in_networks(
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
     return any(ip in network for network in networks)
+
+
+def client_key(address: str) -> str:
+    """What the per-client connection limit counts by: the address, or an IPv6 /64.
+
+    One IPv6 subscriber usually holds a whole /64 (2**64 addresses), so per
+    address it would not be bounded at all.  IPv4 addresses, IPv4-mapped IPv6
+    addresses (a dual-stack socket) and anything unparsable count as given.
+    """
+    if ":" not in address:
+        return address
+    try:
+        ip = ipaddress.IPv6Address(address.partition("%")[0])
+    except ValueError:
+        return address
+    if ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    return str(ipaddress.IPv6Network((ip, 64), strict=False))
 
 
 def raise_open_files_limit() -> int | None:
