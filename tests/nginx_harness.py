@@ -129,7 +129,7 @@ def main_config(folder: Path, open_files: int) -> str:
     """nginx.conf for the test: what docs/operating.md asks of /etc/nginx/nginx.conf."""
     temp = folder / "temp"
     return f"""
-worker_processes 1;
+worker_processes auto;
 pid {folder}/nginx.pid;
 error_log {folder}/nginx-error.log notice;
 worker_rlimit_nofile {open_files};
