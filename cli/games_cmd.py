@@ -9,6 +9,7 @@ import typer
 from twenty48_replay.errors import EXIT_FAILED
 from twenty48_replay.i18n import N_, _, decimal, ngettext
 from twenty48_replay.text import printable
+from twenty48_replay.timestamps import record_times
 
 from .common import DbOption, JsonOption, checked_player, local_time, open_store
 from .limits import MAX_GAME_ID, MAX_LIST
@@ -122,7 +123,7 @@ def show_command(
 ) -> None:
     """One game: board, score and a summary of its record."""
     with open_store(db) as store:
-        info, record = store.game_record(game_id)
+        info, record = store.game_info_and_record(game_id)
     if as_json:
         emit_json(
             {"id": info.id, "state": info.state_label, "sealed": info.sealed, **record.to_dict()}
@@ -146,8 +147,6 @@ def show_command(
 
 def dates_line(info: GameInfo) -> str:
     """When a game was played: an imported one by its record's own start and end."""
-    from twenty48_replay.store import record_times  # SQLAlchemy: only commands that use the store
-
     if info.extra is not None and record_times(info.extra) == (None, None):
         return _("imported {time} (its record gives no start or end time)").format(
             time=local_time(info.created_ms)
