@@ -55,7 +55,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "tests" / "bench"))
 
-from bench_server import Player, family, load, next_move  # noqa: E402
+from bench_server import Player, family, load, next_move, run_and_wait  # noqa: E402
 from nginx_harness import NginxProcess  # noqa: E402
 from server_harness import ServerProcess  # noqa: E402
 
@@ -434,10 +434,11 @@ def bench(via: str, args: argparse.Namespace, folder: Path) -> None:
                 rss.append(rss_mb(pid))
 
             if args.calm_seconds > 0:
+                sched0 = run_and_wait(pid)
                 calm = run_loop(
                     honest_phase(target, args.players, args.rate, 3.0, args.calm_seconds, sample)
                 )
-                print_phase(via, "no attack", args, calm, rss, 0)
+                print_phase(via, "no attack", args, calm, rss, 0, sched0, run_and_wait(pid))
             rss.clear()
             disk0 = disk_bytes(db)
             settings = {
@@ -463,13 +464,17 @@ def bench(via: str, args: argparse.Namespace, folder: Path) -> None:
                 if disk_bytes(db) - disk0 > args.max_disk_mb * 1024 * 1024:
                     halt_posting.set()
 
+            sched0 = run_and_wait(pid)
             under = run_loop(
                 honest_phase(target, args.players, args.rate, 2.0, args.seconds, sample_and_guard)
             )
+            sched1 = run_and_wait(pid)
             stop_flag.set()
             report = receiving.recv() if receiving.poll(120) else {"error": "no report"}
             attacker.join(30)
-            print_phase(via, "under attack", args, under, rss, disk_bytes(db) - disk0)
+            print_phase(
+                via, "under attack", args, under, rss, disk_bytes(db) - disk0, sched0, sched1
+            )
             if halt_posting.is_set():
                 print(f"{via}: posting stopped: the files grew past {args.max_disk_mb} MB")
             print(f"{via}: attackers: {json.dumps(report)}", flush=True)
@@ -485,7 +490,11 @@ def print_phase(
     result: dict[str, Any],
     rss: list[float],
     disk_growth: int,
+    sched0: tuple[float, float],
+    sched1: tuple[float, float],
 ) -> None:
+    """One phase's line; ``sched*``: the server's CPU time run and waited for, before and after."""
+    ran, waited = sched1[0] - sched0[0], sched1[1] - sched0[1]
     timeline = " ".join(f"{value:.0f}" for value in rss[:: max(1, len(rss) // 12)])
     print(
         f"{via}, {phase}: {args.players} players at {args.rate:g} moves/s: "
@@ -493,8 +502,8 @@ def print_phase(
         f"p99 {result['p99_ms']:.1f} ms, max {result['max_ms']:.1f} ms, "
         f"errors {result['errors']} {result['failures'] or ''}; "
         f"server RSS max {max(rss, default=0):.0f} MB (over time: {timeline}); "
-        f"database files grew {disk_growth / 1e6:,.1f} MB; "
-        f"load average {os.getloadavg()[0]:.1f}",
+        f"database files grew {disk_growth / 1e6:,.1f} MB; server threads ran {ran:.1f} s "
+        f"and waited {waited:.1f} s for a CPU; load average {os.getloadavg()[0]:.1f}",
         flush=True,
     )
 
