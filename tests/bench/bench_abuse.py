@@ -55,7 +55,14 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "tests" / "bench"))
 
-from bench_server import Player, family, load, next_move, run_and_wait  # noqa: E402
+from bench_server import (  # noqa: E402
+    Player,
+    family,
+    load,
+    next_move,
+    run_and_wait,
+    source_address,
+)
 from nginx_harness import NginxProcess  # noqa: E402
 from server_harness import ServerProcess  # noqa: E402
 
@@ -99,13 +106,13 @@ class HonestPlayer(Player):
     """bench_server's player from its own address, through TLS if asked; failures counted."""
 
     def __init__(self, target: Target, source: str) -> None:
-        super().__init__(target.host, target.port)
+        super().__init__(target.host, target.port, source)
         self.target = target
-        self.source = source
+        self.own_source = source
         self.failures: Counter[str] = Counter()
 
     async def connect(self) -> None:
-        self.reader, self.writer = await self.target.open(self.source)
+        self.reader, self.writer = await self.target.open(self.own_source)
 
     async def run(self, stop: asyncio.Event, rate: float = 0.0) -> int:
         loop = asyncio.get_running_loop()
@@ -171,7 +178,7 @@ async def honest_phase(
     seconds: float,
     sample: Callable[[], None],
 ) -> dict[str, Any]:
-    crowd = [HonestPlayer(target, address(1, i)) for i in range(players)]
+    crowd = [HonestPlayer(target, source_address(i)) for i in range(players)]
     stop = asyncio.Event()
     tasks = [asyncio.create_task(p.run(stop, rate)) for p in crowd]
     await asyncio.sleep(warmup)
