@@ -37,6 +37,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import logging
 import multiprocessing
 import os
 import random
@@ -375,6 +376,7 @@ def attack_process(
 ) -> None:
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL)  # "SSL connection is closed": cut off
     out.send(run_loop(attack(settings, stop_flag, halt_posting)))
 
 
