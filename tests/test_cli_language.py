@@ -9,22 +9,15 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pytest
 from conftest import EXAMPLES, run_cli
 from typer.main import get_command
 
+from twenty48_cli.app import app
+from twenty48_cli.helptext import EXAMPLES as HELP_EXAMPLES
+from twenty48_cli.helptext import HELP_OPTION_HELP, ROOT_EXAMPLES, translated
 from twenty48_replay import i18n
-
-if TYPE_CHECKING:
-    from cli.app import app
-    from cli.helptext import EXAMPLES as HELP_EXAMPLES
-    from cli.helptext import HELP_OPTION_HELP, ROOT_EXAMPLES, translated
-else:
-    from twenty48_cli.app import app
-    from twenty48_cli.helptext import EXAMPLES as HELP_EXAMPLES
-    from twenty48_cli.helptext import HELP_OPTION_HELP, ROOT_EXAMPLES, translated
 
 
 @pytest.mark.parametrize(

@@ -45,7 +45,7 @@ the record: [i]twenty48 verify --trust SERVER_URL record.json[/i].\
 
 
 class RemoteSession:
-    """A fair game on a server, shaped like :class:`twenty48_replay.store.GameSession`."""
+    """A fair game on a server: a :class:`~twenty48_cli.session.Session`, like a stored game's."""
 
     def __init__(self, game: RemoteGame) -> None:
         self.game = game
@@ -77,9 +77,13 @@ class RemoteGameScreen(GameScreen):
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "quit_game", N_("Finish & sign"))]
 
+    def __init__(self, store: Store, session: RemoteSession) -> None:
+        super().__init__(store, session)
+        self.remote = session
+
     def identity(self) -> str:
         """Which game, on which server, and the whole commitment (64 hex characters)."""
-        game: RemoteGame = self.session.game  # type: ignore[attr-defined]
+        game = self.remote.game
         where = _("fair game {id} on {url}").format(id=game.id, url=printable(game.client.url))
         if game.player:
             where += " · " + _("player {name}").format(name=printable(game.player))
@@ -105,8 +109,8 @@ class RemotePlayApp(PlayApp):
     """``twenty48 play --server``."""
 
     def __init__(self, store: Store, session: RemoteSession) -> None:
-        super().__init__(store, session)  # type: ignore[arg-type]
-        self.game_screen = RemoteGameScreen(store, session)  # type: ignore[arg-type]
+        super().__init__(store, session)
+        self.game_screen = RemoteGameScreen(store, session)
 
 
 def run_remote_app(store: Store, session: RemoteSession) -> Any:
