@@ -229,6 +229,12 @@ def serve_command(
         _(
             "twenty48 serve: database {name}, key {key} ({path}), "
             "http://{host}:{port}/ (play in a browser there; API description at /openapi.json)"
-        ).format(name=name, key=server_key.key_id, path=key_path(config), host=host, port=port)
+        ).format(
+            name=name,
+            key=server_key.key_id,
+            path=key_path(config),
+            host=f"[{host}]" if ":" in host else host,  # an IPv6 address, as a URL writes it
+            port=port,
+        )
     )
     serve(config, host=host, port=port, workers=workers, access_log=access_log, limits=limits)

@@ -523,6 +523,68 @@ def test_the_bounds_hold_in_every_worker_process(start: Any) -> None:
         sock.close()
 
 
+def _ipv6_loopback() -> bool:
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+    except OSError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize(
+    ("host", "reach"),
+    [
+        ("0.0.0.0", ("127.0.0.1", "127.0.0.4")),
+        pytest.param(
+            "::",
+            ("::1", ""),
+            marks=pytest.mark.skipif(not _ipv6_loopback(), reason="no IPv6 loopback"),
+        ),
+    ],
+)
+def test_the_bounds_hold_on_any_host(tmp_path: Path, host: str, reach: tuple[str, str]) -> None:
+    """Listening on every address, as when ``serve`` faces the internet with no proxy."""
+    address, source = reach
+    server = ServerProcess(
+        str(tmp_path / "any-host.sqlite3"),
+        tmp_path,
+        "--no-analysis",
+        "--host",
+        host,
+        "--max-connections-per-client",
+        "2",
+        "--max-header-bytes",
+        "2048",
+    )
+    server.url = f"http://[{address}]:{server.port}" if ":" in address else server.url
+    server.start()
+    try:
+        shown = f"[{host}]" if ":" in host else host
+        assert f"http://{shown}:{server.port}/" in server.log_text()
+        _attack_on(server, address, source)
+    finally:
+        server.stop()
+
+
+def _attack_on(server: ServerProcess, address: str, source: str) -> None:
+    """Per-client bound (429) and head bound (431) on ``address``; the held connection served."""
+
+    def connect_to() -> socket.socket:
+        return socket.create_connection(
+            (address, server.port), timeout=HANG, source_address=(source, 0) if source else None
+        )
+
+    held = [connect_to() for _ in range(2)]
+    assert get(held[0]) == 200
+    status, _, reason = refusal(connect_to())
+    assert status == 429, reason
+    filler = held[1]
+    filler.sendall(b"GET / HTTP/1.1\r\nHost: t\r\nX-Fill: " + b"f" * 4000 + b"\r\n\r\n")
+    assert refusal(filler)[0] == 431
+    assert get(held[0]) == 200  # the other connection is still served
+
+
 def test_clients_are_counted_by_address_and_ipv6_by_their_64() -> None:
     from twenty48_replay.server.transport import client_key
 
