@@ -230,7 +230,7 @@ EXAMPLES: Final = {
         ),
         (
             N_("Behind a proxy, for one host name"),
-            "twenty48 serve --allowed-host game.example.org --allowed-host 127.0.0.1",
+            "twenty48 serve --allowed-host game.example.org --forwarded-allow-ips 127.0.0.1",
         ),
         (
             N_("Sign with a new key from now on (the old one stays published)"),
