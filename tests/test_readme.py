@@ -17,7 +17,6 @@ runs, so a new block is tested unless it is added there.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
