@@ -189,3 +189,38 @@ def test_readme_command_works_as_written(
         f"README line {command.line}: {command.text}\nexit {done.returncode}\n"
         f"stdout: {done.stdout[-2000:]}\nstderr: {done.stderr[-2000:]}"
     )
+
+
+def test_pytest_lists_skipped_tests_with_their_reasons(tmp_path: Path) -> None:
+    """The project's pytest configuration prints each skip's reason in the summary."""
+    (tmp_path / "test_skips.py").write_text(
+        "import pytest\n\n\ndef test_skipped():\n    pytest.skip('no frobnicator here')\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-c",
+            str(ROOT / "pyproject.toml"),
+            "--rootdir",
+            str(ROOT),
+            str(tmp_path / "test_skips.py"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "SKIPPED" in done.stdout and "no frobnicator here" in done.stdout, done.stdout
+
+
+def test_the_readme_says_how_to_run_the_postgresql_tests() -> None:
+    text = README.read_text(encoding="utf-8")
+    commands = [c.text for c in shell_commands(text)]
+    assert "export TWENTY48_TEST_POSTGRES_URL=$(.ci/postgres-start)" in commands
+    assert any(c.startswith("python -m pytest tests/test_store_postgres.py") for c in commands)
+    assert '.ci/postgres-stop "$TWENTY48_TEST_POSTGRES_URL"' in commands
