@@ -215,7 +215,8 @@ def test_pytest_lists_skipped_tests_with_their_reasons(tmp_path: Path) -> None:
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "SKIPPED" in done.stdout and "no frobnicator here" in done.stdout, done.stdout
+    assert "SKIPPED" in done.stdout, done.stdout
+    assert "no frobnicator here" in done.stdout, done.stdout
 
 
 def test_the_readme_says_how_to_run_the_postgresql_tests() -> None:
