@@ -20,7 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from twenty48_replay.board import Board, Direction
 from twenty48_replay.errors import ConflictError, NullMoveError, Twenty48Error
@@ -29,6 +29,7 @@ from twenty48_replay.store import GameSession, Store
 from twenty48_replay.text import printable
 
 from ..output import warn
+from .keybar import KeyBar, Shorter
 from .language import translate_bindings
 from .screens import Choice, ConflictScreen, GameOverScreen, HelpScreen, RulesScreen, WinScreen
 from .widgets import (
@@ -113,6 +114,15 @@ class GameScreen(Responsive, Screen[None]):
         Binding("question_mark", "help", N_("Help"), key_display="?"),
         Binding("q", "quit_game", N_("Quit")),
     ]
+    #: Whether the win banner and the game-over card offer a new game (a fair game: no).
+    OFFERS_NEW_GAME: ClassVar[bool] = True
+    #: The game-over card's button for q.
+    QUIT_LABEL: ClassVar[str] = N_("Quit (q)")
+    #: The key bar's shorter forms (see :mod:`.keybar`); the help card lists every key.
+    KEY_BAR_SHORT: ClassVar[dict[str, Shorter]] = {
+        "move('U')": Shorter(key="↑↓←→", keep=2),
+        "quit_game": Shorter(keep=1),
+    }
 
     DEFAULT_CSS = (
         page_css("GameScreen")
@@ -188,7 +198,7 @@ class GameScreen(Responsive, Screen[None]):
                     yield Static("", id="side-info", classes="compact-only", markup=False)
             yield Static("", id="info", classes="roomy-only", markup=False)
             yield Static("", id="status", markup=False)
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         """Show the loaded game; a finished game opens on its game-over card."""
@@ -292,7 +302,10 @@ class GameScreen(Responsive, Screen[None]):
         self._refresh_side()
         self.set_status(self.standing_note(), notice=state.over)
         if state.won and not before.won:
-            self.app.push_screen(WinScreen(state.score, state.moves), self._after_win)
+            self.app.push_screen(
+                WinScreen(state.score, state.moves, new_game=self.OFFERS_NEW_GAME),
+                self._after_win,
+            )
         elif state.over:
             self._show_game_over()
 
@@ -306,7 +319,15 @@ class GameScreen(Responsive, Screen[None]):
     def _show_game_over(self) -> None:
         state = self.session.state
         self.app.push_screen(
-            GameOverScreen(state.score, self.best, state.moves, state.max_tile), self._choose
+            GameOverScreen(
+                state.score,
+                self.best,
+                state.moves,
+                state.max_tile,
+                new_game=self.OFFERS_NEW_GAME,
+                quit_label=self.QUIT_LABEL,
+            ),
+            self._choose,
         )
 
     def _conflict(self, exc: ConflictError) -> None:

@@ -24,24 +24,40 @@ from twenty48_replay.i18n import N_, _
 from twenty48_replay.store import MoveOutcome, Store
 from twenty48_replay.text import printable
 
+from .keybar import Shorter
 from .play_app import GameScreen, PlayApp
-from .screens import HelpScreen
+from .screens import MOVE_KEYS, ConfirmEndScreen, HelpCard, HelpScreen
 
-FAIR_HELP_TEXT = N_("""\
-[b]Move[/b]    ← ↑ → ↓   or  a w d s   or  h k l j
-[b]r[/b]       the rules of the game
-[b]?[/b]       this help
-[b]q[/b]       finish: the server ends the game, reveals its
-        seed and signs the record, which is checked here
-        and kept in your local games
-
-A fair game: the server committed to a secret seed (the
-commitment under the board) before your first move, and
-every new tile comes from it one move at a time, so no one
-knew the tiles in advance.  No hints (t) and no new game (n):
-a fair game is played unaided, one per run.  Anyone can check
-the record: [i]twenty48 verify --trust SERVER_URL record.json[/i].\
-""")
+FAIR_HELP = HelpCard(
+    heading=N_("twenty48 — a fair game"),
+    keys=(
+        (MOVE_KEYS, N_("move the tiles (also w\u00a0a\u00a0s\u00a0d, or h\u00a0j\u00a0k\u00a0l)")),
+        ("r", N_("the rules of the game")),
+        ("?", N_("this help")),
+        (
+            "q",
+            N_(
+                "finish: asks first; then the server ends the game, reveals its seed and "
+                "signs the record, which is checked here and kept with your local games"
+            ),
+        ),
+    ),
+    notes=(
+        N_(
+            "A fair game: the server committed to a secret seed (the commitment under the "
+            "board) before your first move, and every new tile comes from it one move at a "
+            "time, so no one knew the tiles in advance."
+        ),
+        N_(
+            "No hints (t): a hint is the solver's move, so a game played with hints would be "
+            "the solver's game, not yours. No new game (n): one fair game per run."
+        ),
+        N_(
+            "Anyone can check the record: "
+            "[i]twenty48\u00a0verify\u00a0--trust\u00a0SERVER_URL\u00a0record.json[/i]."
+        ),
+    ),
+)
 
 
 class RemoteSession:
@@ -73,9 +89,24 @@ class RemoteSession:
 
 
 class RemoteGameScreen(GameScreen):
-    """The game screen without hints or local new games; q finishes the fair game."""
+    """The game screen without hints or local new games; q ends and signs the fair game.
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "quit_game", N_("Finish & sign"))]
+    The key bar and the dialogs offer only what a fair game takes: no New
+    game and no Hint (``n`` and ``t`` still say why, if pressed), and q asks
+    before it ends the game, since its score then counts as it stands.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "new_game", show=False),
+        Binding("t", "hint", show=False),
+        Binding("q", "quit_game", N_("End and sign")),
+    ]
+    KEY_BAR_SHORT: ClassVar[dict[str, Shorter]] = {
+        **GameScreen.KEY_BAR_SHORT,
+        "quit_game": Shorter(label=N_("End"), keep=1),
+    }
+    OFFERS_NEW_GAME = False
+    QUIT_LABEL = N_("End and sign (q)")
 
     def identity(self) -> str:
         """Which game, on which server, and the whole commitment (64 hex characters)."""
@@ -98,7 +129,21 @@ class RemoteGameScreen(GameScreen):
 
     def action_help(self) -> None:
         """What fair play means here, and what q does."""
-        self.app.push_screen(HelpScreen(FAIR_HELP_TEXT, N_("twenty48 — a fair game")))
+        self.app.push_screen(HelpScreen(FAIR_HELP))
+
+    def action_quit_game(self) -> None:
+        """End and sign: at once after game over, else only once the player says so."""
+        state = self.session.state
+        if state.over:
+            self.app.exit()
+            return
+        self.app.push_screen(
+            ConfirmEndScreen(self.session.id, state.score, state.moves), self._after_confirm
+        )
+
+    def _after_confirm(self, end: bool | None) -> None:
+        if end:
+            self.app.exit()
 
 
 class RemotePlayApp(PlayApp):

@@ -25,7 +25,7 @@ from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input, ProgressBar, Static
+from textual.widgets import Input, ProgressBar, Static
 
 from twenty48_replay.i18n import N_, _, ngettext
 from twenty48_replay.i18n import number as format_number
@@ -35,12 +35,16 @@ from twenty48_replay.timeline import Timeline
 
 from ..render import cell_name
 from ..replay_cmd import ARROWS
+from .keybar import KeyBar, Shorter
 from .language import translate_bindings
-from .screens import HelpScreen, dialog_css
+from .replay_layout import Banner, plan
+from .screens import HelpCard, HelpScreen, ReasonsCard, dialog_css
 from .widgets import (
     BOARD_BACKGROUND,
     BUTTON,
+    COMPACT,
     DARK_TEXT,
+    LAYOUTS,
     LIGHT_TEXT,
     TILE_BACKGROUNDS,
     BoardView,
@@ -65,19 +69,26 @@ ALERT = "#f65e3b"
 INVALID_RED = "#c0392b"
 WIN_GOLD = TILE_BACKGROUNDS[2048]
 
-HELP_TEXT = N_("""\
-[b]→ ← or l h[/b]     one move forward / back
-[b]PgDn PgUp[/b]      ten moves forward / back
-[b]Home End[/b]       the opening / the last step
-[b]g, or a digit[/b]  go to a move number (negative: from the end)
-[b]space[/b]          play / pause (stops at the end)
-[b]+ -[/b]            faster / slower
-[b]?[/b]              this help
-[b]q[/b]              quit
-
-Step k is the board after move k and its spawn, the
-outlined tile.  Nothing is written: a replay only reads.\
-""")
+REPLAY_HELP = HelpCard(
+    heading=N_("twenty48 replay — keys"),
+    keys=(
+        (N_("→ ← l h"), N_("one move forward\u00a0/ back")),
+        (N_("PgDn PgUp"), N_("ten moves forward\u00a0/ back")),
+        (N_("Home End"), N_("the opening / the last step")),
+        (N_("g 0-9"), N_("go to a move number: g, or its first digit (negative: from the end)")),
+        (N_("space"), N_("play / pause (stops at the end)")),
+        ("+ -", N_("faster / slower")),
+        ("i", N_("every reason an invalid record fails, on a card")),
+        ("?", N_("this help")),
+        ("q", N_("quit")),
+    ),
+    notes=(
+        N_(
+            "Step k is the board after move k and its spawn, the outlined tile. "
+            "Nothing is written: a replay only reads."
+        ),
+    ),
+)
 
 
 def parse_step(text: str, last: int) -> int | str:
@@ -211,14 +222,23 @@ class ReplayScreen(Responsive, Screen[None]):
         Binding("home", "start", N_("Start"), show=False),
         Binding("end", "end", N_("End"), show=False),
         Binding("g", "goto", N_("Go to")),
-        Binding("space", "toggle_play", N_("Play")),
-        Binding("space", "toggle_play('pause')", N_("Pause")),
+        Binding("space", "toggle_play", N_("Play"), key_display=N_("space")),
+        Binding("space", "toggle_play('pause')", N_("Pause"), key_display=N_("space")),
         Binding("plus", "speed(1)", N_("Speed"), key_display="+ -"),
         Binding("equals_sign", "speed(1)", N_("Faster"), show=False),
         Binding("minus", "speed(-1)", N_("Slower"), show=False),
         Binding("question_mark", "help", N_("Help"), key_display="?"),
         Binding("q", "quit_viewer", N_("Quit")),
+        # The banner points to it when the reasons do not all fit; the help card lists it.
+        Binding("i", "reasons", N_("Reasons"), show=False),
     ]
+    #: The key bar's shorter forms (see :mod:`.keybar`); the help card lists every key.
+    KEY_BAR_SHORT: ClassVar[dict[str, Shorter]] = {
+        "quit_viewer": Shorter(keep=1),
+        "step(1)": Shorter(key="←→", keep=2),
+        "toggle_play": Shorter(keep=3),
+        "toggle_play('pause')": Shorter(keep=3),
+    }
 
     DEFAULT_CSS = (
         page_css("ReplayScreen")
@@ -241,11 +261,24 @@ class ReplayScreen(Responsive, Screen[None]):
     ReplayScreen #banner {{
         width: 100%;
         height: auto;
-        max-height: 3;
         padding: 0 1;
         background: {INVALID_RED};
         color: {LIGHT_TEXT};
         text-style: bold;
+    }}
+    ReplayScreen #page-row {{
+        width: 100%;
+        height: auto;
+        align-horizontal: center;
+    }}
+    ReplayScreen.-no-margins #top, ReplayScreen.-no-margins #bottom {{
+        margin-top: 0;
+    }}
+    ReplayScreen.-no-progress #bottom {{
+        display: none;
+    }}
+    ReplayScreen.-no-title #header {{
+        display: none;
     }}
     ReplayScreen #top {{
         height: auto;
@@ -302,15 +335,10 @@ class ReplayScreen(Responsive, Screen[None]):
         margin-top: 0;
     }}
     ReplayScreen.-medium #progress {{
-        width: 40;
+        width: 34;
     }}
     ReplayScreen.-medium #progress Bar {{
-        width: 32;
-    }}
-    ReplayScreen.-medium #banner, ReplayScreen.-compact #banner {{
-        max-height: 1;
-        text-wrap: nowrap;
-        text-overflow: ellipsis;
+        width: 26;
     }}
     ReplayScreen.-compact #bottom {{
         display: none;
@@ -320,7 +348,6 @@ class ReplayScreen(Responsive, Screen[None]):
     }}
     ReplayScreen.-compact .marker {{
         text-wrap: nowrap;
-        text-overflow: ellipsis;
     }}
     """
     )
@@ -345,17 +372,16 @@ class ReplayScreen(Responsive, Screen[None]):
     # ------------------------------------------------------------------ layout
 
     def compose(self) -> ComposeResult:
-        """Header (and the invalid banner), board and counters, progress, keys."""
-        with Vertical(id="page"):
+        """The invalid banner (full width), header, board and counters, progress, keys."""
+        if self.reasons:
+            yield Banner(
+                printable(_("INVALID: {reasons}").format(reasons="; ".join(self.reasons))),
+                id="banner",
+            )
+        with Vertical(id="page-row"), Vertical(id="page"):
             with Horizontal(id="header"):
                 yield Static(self.title_text(), id="title", markup=False)
                 yield Static(self.win_note(), id="win-note", markup=False)
-            if self.reasons:
-                yield Static(
-                    printable(_("INVALID: {reasons}").format(reasons="; ".join(self.reasons))),
-                    id="banner",
-                    markup=False,
-                )
             with Horizontal(id="top"):
                 yield BoardView(id="board")
                 with Vertical(id="side"):
@@ -368,7 +394,7 @@ class ReplayScreen(Responsive, Screen[None]):
             with Horizontal(id="bottom"):
                 yield ProgressBar(total=max(self.timeline.last, 1), show_eta=False, id="progress")
                 yield Static("", id="play-state", markup=False)
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         """Open on the opening board, paused."""
@@ -449,11 +475,33 @@ class ReplayScreen(Responsive, Screen[None]):
         self._show_markers()
         self.query_one(ProgressBar).update(progress=number)
 
+    def apply_layout(self, width: int, height: int) -> None:
+        """The arrangement that shows the whole banner, if any (see :mod:`.replay_layout`)."""
+        banners = self.query(Banner)
+        banner = banners.first() if banners else None
+        chosen = plan(width, height, banner)
+        arrangement = chosen.arrangement
+        for name in LAYOUTS:
+            self.set_class(name == arrangement.layout, name)
+        self.set_class(not arrangement.margins, "-no-margins")
+        self.set_class(not arrangement.progress, "-no-progress")
+        self.set_class(not arrangement.title, "-no-title")
+        if banner is not None:
+            banner.rows = chosen.banner_rows
+            banner.refresh(layout=True)
+        if self.is_mounted:
+            self._show_markers()
+
     def _show_markers(self) -> None:
-        """Highlight the winning move and the end (game over, or why the replay stops)."""
+        """Highlight the winning move and the end (game over, or why the replay stops).
+
+        The compact layout's side column is 10 cells wide, so it says each in a word.
+        """
+        compact = self.has_class(COMPACT)
         win = self.query_one("#win-marker", Static)
         at_win = self.step == self.winning_step
-        win.update(_("★ 2048 reached here!") if at_win else "")
+        win_text = _("★ 2048") if compact else _("★ 2048 reached here!")
+        win.update(win_text if at_win else "")
         win.set_class(at_win, "-on")
         end = self.query_one("#end-marker", Static)
         kind = ""
@@ -461,12 +509,16 @@ class ReplayScreen(Responsive, Screen[None]):
         if self.step == self.timeline.last:
             error = self.timeline.error
             if error is not None:
-                text = _("✗ move {number} is invalid").format(number=error.move_number)
+                text = (
+                    _("✗ invalid")
+                    if compact
+                    else _("✗ move {number} is invalid").format(number=error.move_number)
+                )
                 kind = "-invalid"
             elif self.current.over:
-                kind, text = "-over", _("game over")
+                kind, text = "-over", _("over") if compact else _("game over")
             else:
-                kind, text = "-end", _("end of game (not over)")
+                kind, text = "-end", _("end") if compact else _("end of game (not over)")
         end.update(text)
         for name in ("-invalid", "-over", "-end"):
             end.set_class(name == kind, name)
@@ -478,6 +530,8 @@ class ReplayScreen(Responsive, Screen[None]):
         """
         if action == "toggle_play":
             return self.playing == (parameters == ("pause",))
+        if action == "reasons":
+            return bool(self.reasons)
         return True
 
     def _show_play_state(self) -> None:
@@ -590,7 +644,14 @@ class ReplayScreen(Responsive, Screen[None]):
     def action_help(self) -> None:
         """The key list (autoplay pauses under it)."""
         self.stop_autoplay()
-        self.app.push_screen(HelpScreen(HELP_TEXT, N_("twenty48 replay — keys")))
+        self.app.push_screen(HelpScreen(REPLAY_HELP))
+
+    def action_reasons(self) -> None:
+        """Every reason an invalid record fails, on a card of its own (autoplay pauses)."""
+        if not self.reasons:
+            return
+        self.stop_autoplay()
+        self.app.push_screen(HelpScreen(ReasonsCard(self.reasons)))
 
     def action_quit_viewer(self) -> None:
         """Leave; a replay changes nothing, so there is nothing to save."""

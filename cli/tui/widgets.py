@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.containers import Grid
 from textual.content import Content
 from textual.widget import Widget
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from twenty48_replay.board import Board
 from twenty48_replay.i18n import number as format_number
@@ -69,8 +69,6 @@ class Responsive:
         node: Widget = self  # type: ignore[assignment]
         for name in LAYOUTS:
             node.set_class(name == chosen, name)
-        for footer in node.query(Footer):
-            footer.compact = chosen == COMPACT
 
     def on_resize(self, event: events.Resize) -> None:
         """Re-lay out when the terminal changes size (and once at the start)."""
