@@ -33,9 +33,8 @@ from .keybar import KeyBar, Shorter
 from .language import translate_bindings
 from .screens import Choice, ConflictScreen, GameOverScreen, HelpScreen, RulesScreen, WinScreen
 from .widgets import (
-    DARK_TEXT,
-    LIGHT_TEXT,
     BoardView,
+    ChromeColours,
     Responsive,
     ScoreBox,
     page_css,
@@ -126,46 +125,46 @@ class GameScreen(Responsive, Screen[None]):
 
     DEFAULT_CSS = (
         page_css("GameScreen")
-        + f"""
-    GameScreen #top {{
+        + """
+    GameScreen #top {
         height: auto;
-    }}
-    GameScreen #logo {{
+    }
+    GameScreen #logo {
         width: 10;
         height: 3;
         margin-bottom: 1;
         content-align: center middle;
         text-style: bold;
-        background: #edc22e;
-        color: {LIGHT_TEXT};
-    }}
-    GameScreen #info {{
+        background: $t48-logo;
+        color: $t48-light;
+    }
+    GameScreen #info {
         margin-top: 1;
-        color: {DARK_TEXT};
-    }}
-    GameScreen.-medium #info {{
+        color: $t48-text;
+    }
+    GameScreen.-medium #info {
         margin-top: 0;
         height: 1;
         text-wrap: nowrap;
         text-overflow: ellipsis;
-    }}
-    GameScreen.-compact #logo {{
+    }
+    GameScreen.-compact #logo {
         display: none;
-    }}
-    GameScreen #side-info {{
+    }
+    GameScreen #side-info {
         height: auto;
         max-height: 4;
         margin-top: 1;
-        color: {DARK_TEXT};
-    }}
-    GameScreen #status {{
+        color: $t48-text;
+    }
+    GameScreen #status {
         height: 1;
         text-style: bold;
-        color: {DARK_TEXT};
-    }}
-    GameScreen #status.-notice {{
-        color: #f65e3b;
-    }}
+        color: $t48-text;
+    }
+    GameScreen #status.-notice {
+        color: $t48-alert;
+    }
     """
     )
 
@@ -484,7 +483,7 @@ class GameScreen(Responsive, Screen[None]):
         )
 
 
-class PlayApp(App[None]):
+class PlayApp(ChromeColours, App[None]):
     """The ``twenty48 play`` application: one game screen over a store."""
 
     TITLE = "twenty48"

@@ -23,7 +23,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Input, ProgressBar, Static
 
@@ -38,16 +38,13 @@ from ..replay_cmd import ARROWS
 from .keybar import KeyBar, Shorter
 from .language import translate_bindings
 from .replay_layout import Banner, plan
-from .screens import HelpCard, HelpScreen, ReasonsCard, dialog_css
+from .screens import Dialog, HelpCard, HelpScreen, ReasonsCard, dialog_css, undimmed
 from .widgets import (
-    BOARD_BACKGROUND,
-    BUTTON,
     COMPACT,
-    DARK_TEXT,
     LAYOUTS,
-    LIGHT_TEXT,
     TILE_BACKGROUNDS,
     BoardView,
+    ChromeColours,
     Responsive,
     ScoreBox,
     page_css,
@@ -109,7 +106,7 @@ def parse_step(text: str, last: int) -> int | str:
     return resolved
 
 
-class GotoScreen(ModalScreen[int | None]):
+class GotoScreen(Dialog[int | None]):
     """A small prompt for a move number; dismisses with the step, or None on escape.
 
     A bad entry keeps the prompt open with the error under it, so a typo
@@ -118,22 +115,22 @@ class GotoScreen(ModalScreen[int | None]):
 
     DEFAULT_CSS = (
         dialog_css("GotoScreen", width=46)
-        + f"""
-    GotoScreen Input {{
+        + """
+    GotoScreen Input {
         width: 100%;
-        background: {LIGHT_TEXT};
-        color: {DARK_TEXT};
-        border: tall {BUTTON};
-    }}
-    GotoScreen Input:focus {{
-        border: tall {ALERT};
-    }}
-    GotoScreen #goto-error {{
-        color: {ALERT};
+        background: $t48-input;
+        color: $t48-text;
+        border: tall $t48-button;
+    }
+    GotoScreen Input:focus {
+        border: tall $t48-alert;
+    }
+    GotoScreen #goto-error {
+        color: $t48-alert;
         text-style: bold;
         height: auto;
         min-height: 1;
-    }}
+    }
     """
     )
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", N_("Cancel"))]
@@ -159,7 +156,7 @@ class GotoScreen(ModalScreen[int | None]):
                 select_on_focus=False,  # a digit typed to open the prompt is kept, not replaced
             )
             yield Static("", id="goto-error", classes="body", markup=False)
-            yield Static(_("[dim]enter: go · escape: cancel[/dim]"), classes="body")
+            yield Static(undimmed(_("[dim]enter: go · escape: cancel[/dim]")), classes="body")
 
     def type_text(self, text: str) -> None:
         """Add keys typed elsewhere (before the prompt was up) to the number."""
@@ -242,113 +239,113 @@ class ReplayScreen(Responsive, Screen[None]):
 
     DEFAULT_CSS = (
         page_css("ReplayScreen")
-        + f"""
-    ReplayScreen #header {{
+        + """
+    ReplayScreen #header {
         height: 1;
-    }}
-    ReplayScreen #title {{
+    }
+    ReplayScreen #title {
         width: 1fr;
         text-style: bold;
         text-wrap: nowrap;
         text-overflow: ellipsis;
-    }}
-    ReplayScreen #win-note {{
+    }
+    ReplayScreen #win-note {
         width: auto;
         margin-left: 2;
         text-style: bold;
-        color: {ALERT};
-    }}
-    ReplayScreen #banner {{
+        color: $t48-alert;
+    }
+    ReplayScreen #banner {
         width: 100%;
         height: auto;
         padding: 0 1;
-        background: {INVALID_RED};
-        color: {LIGHT_TEXT};
+        background: $t48-invalid;
+        color: $t48-light;
         text-style: bold;
-    }}
-    ReplayScreen #page-row {{
+    }
+    ReplayScreen #page-row {
         width: 100%;
         height: auto;
         align-horizontal: center;
-    }}
-    ReplayScreen.-no-margins #top, ReplayScreen.-no-margins #bottom {{
+    }
+    ReplayScreen.-no-margins #top, ReplayScreen.-no-margins #bottom {
         margin-top: 0;
-    }}
-    ReplayScreen.-no-progress #bottom {{
+    }
+    ReplayScreen.-no-progress #bottom {
         display: none;
-    }}
-    ReplayScreen.-no-title #header {{
+    }
+    ReplayScreen.-no-title #header {
         display: none;
-    }}
-    ReplayScreen #top {{
+    }
+    ReplayScreen #top {
         height: auto;
         margin-top: 1;
-    }}
-    ReplayScreen #spawned {{
+    }
+    ReplayScreen #spawned {
         margin-bottom: 0;
-    }}
-    ReplayScreen .marker {{
+    }
+    ReplayScreen .marker {
         width: 100%;
         height: 1;
         text-align: center;
         text-style: bold;
-        color: {LIGHT_TEXT};
-    }}
-    ReplayScreen #win-marker.-on {{
-        background: {WIN_GOLD};
-    }}
-    ReplayScreen #end-marker.-end {{
-        background: {BUTTON};
-    }}
-    ReplayScreen #end-marker.-over {{
-        background: {ALERT};
-    }}
-    ReplayScreen #end-marker.-invalid {{
-        background: {INVALID_RED};
-    }}
-    ReplayScreen #bottom {{
+        color: $t48-light;
+    }
+    ReplayScreen #win-marker.-on {
+        background: $t48-gold;
+    }
+    ReplayScreen #end-marker.-end {
+        background: $t48-button;
+    }
+    ReplayScreen #end-marker.-over {
+        background: $t48-alert;
+    }
+    ReplayScreen #end-marker.-invalid {
+        background: $t48-invalid;
+    }
+    ReplayScreen #bottom {
         height: 1;
         margin-top: 1;
-    }}
-    ReplayScreen #progress {{
+    }
+    ReplayScreen #progress {
         width: 52;
-    }}
-    ReplayScreen #progress Bar {{
+    }
+    ReplayScreen #progress Bar {
         width: 44;
-    }}
-    ReplayScreen #progress Bar > .bar--bar, ReplayScreen #progress Bar > .bar--complete {{
-        color: {WIN_GOLD};
-        background: {BOARD_BACKGROUND};
-    }}
-    ReplayScreen #play-state {{
+    }
+    ReplayScreen #progress Bar > .bar--bar, ReplayScreen #progress Bar > .bar--complete {
+        color: $t48-gold;
+        background: $t48-box;
+    }
+    ReplayScreen #play-state {
         width: 1fr;
         text-align: right;
         text-style: bold;
-    }}
-    ReplayScreen #play-state.-playing {{
-        color: {ALERT};
-    }}
-    ReplayScreen.-medium #top, ReplayScreen.-compact #top {{
+    }
+    ReplayScreen #play-state.-playing {
+        color: $t48-alert;
+    }
+    ReplayScreen.-medium #top, ReplayScreen.-compact #top {
         margin-top: 0;
-    }}
-    ReplayScreen.-medium #bottom {{
+    }
+    ReplayScreen.-medium #bottom {
         margin-top: 0;
-    }}
-    ReplayScreen.-medium #progress {{
+    }
+    ReplayScreen.-medium #progress {
         width: 34;
-    }}
-    ReplayScreen.-medium #progress Bar {{
+    }
+    ReplayScreen.-medium #progress Bar {
         width: 26;
-    }}
-    ReplayScreen.-compact #bottom {{
+    }
+    ReplayScreen.-compact #bottom {
         display: none;
-    }}
-    ReplayScreen.-compact ScoreBox {{
+    }
+    ReplayScreen.-compact ScoreBox {
         margin-bottom: 0;
-    }}
-    ReplayScreen.-compact .marker {{
+    }
+    ReplayScreen.-compact .marker {
         text-wrap: nowrap;
-    }}
+    }
     """
     )
 
@@ -658,7 +655,7 @@ class ReplayScreen(Responsive, Screen[None]):
         self.app.exit()
 
 
-class ReplayApp(App[None]):
+class ReplayApp(ChromeColours, App[None]):
     """The ``twenty48 replay`` application: one viewer screen over a timeline."""
 
     TITLE = "twenty48 replay"

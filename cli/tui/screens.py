@@ -10,8 +10,9 @@ the store.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Literal, Protocol
+from typing import ClassVar, Literal, Protocol, TypeVar
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -24,7 +25,6 @@ from twenty48_replay.text import printable
 
 from .language import translate_bindings
 from .prose import Block, KeyRow, Prose
-from .widgets import BUTTON, DARK_TEXT, LIGHT_TEXT, PAGE_BACKGROUND
 
 Choice = Literal["continue", "new", "quit", "close", "reload"]
 
@@ -132,6 +132,30 @@ moves: anyone can replay it and check the score.\
 """)
 
 
+ResultType = TypeVar("ResultType")
+
+
+def undimmed(markup: str) -> str:
+    """A hint line's text without its ``[dim]`` tags.
+
+    The catalog keeps the tags, but dim text is drawn half way to its
+    background, below a contrast of 4.5:1 in 16 and 256 colours; the hint
+    lines are read at full contrast instead.
+    """
+    return markup.replace("[dim]", "").replace("[/dim]", "")
+
+
+class Dialog(ModalScreen[ResultType]):
+    """A card over the screen (:func:`dialog_css`); under 60 columns its buttons stack.
+
+    Two buttons side by side need about 36 columns, more than a card has at 40.
+    """
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Narrow terminal: one button per row."""
+        self.set_class(event.size.width < 60, "-narrow")
+
+
 def dialog_css(name: str, width: int = 60) -> str:
     """The shared look of the dialogs (a centred card in the page colours)."""
     return f"""
@@ -145,9 +169,9 @@ def dialog_css(name: str, width: int = 60) -> str:
         max-height: 100%;
         overflow-y: auto;
         padding: 1 2;
-        background: {PAGE_BACKGROUND};
-        color: {DARK_TEXT};
-        border: round {DARK_TEXT};
+        background: $t48-page;
+        color: $t48-text;
+        border: round $t48-text;
     }}
     {name} .title {{
         width: 100%;
@@ -165,24 +189,30 @@ def dialog_css(name: str, width: int = 60) -> str:
         align-horizontal: center;
         margin-top: 1;
     }}
+    {name}.-narrow Horizontal {{
+        layout: vertical;
+    }}
     {name} Button.-style-default {{
         margin: 0 1;
         min-width: 16;
-        background: {BUTTON};
-        color: {LIGHT_TEXT};
+        background: $t48-button;
+        color: $t48-light;
         text-style: bold;
     }}
+    {name}.-narrow Button.-style-default {{
+        margin: 0;
+    }}
     {name} Button.-style-default:focus {{
-        background: #f65e3b;
+        background: $t48-button-focus;
         text-style: bold;
     }}
     {name} Button.-style-default:hover {{
-        background: #f59563;
+        background: $t48-button-hover;
     }}
     """
 
 
-class HelpScreen(ModalScreen[Choice]):
+class HelpScreen(Dialog[Choice]):
     """The keys, and what the game stores; closes with escape, ? or q.
 
     ``card`` defaults to the game's keys; the replay viewer and a fair game
@@ -211,7 +241,7 @@ class HelpScreen(ModalScreen[Choice]):
         with Vertical(id="help"):
             yield Static(self.heading, classes="title")
             yield Prose(self.card.blocks(), id="help-text")
-            yield Prose([_("[dim]escape, ? or q closes this[/dim]")], classes="body")
+            yield Prose([undimmed(_("[dim]escape, ? or q closes this[/dim]"))], classes="body")
 
     def action_scroll(self, lines: int) -> None:
         """Arrow keys scroll the card when the terminal is too small for it (40x15)."""
@@ -222,7 +252,7 @@ class HelpScreen(ModalScreen[Choice]):
         self.dismiss("close")
 
 
-class RulesScreen(ModalScreen[Choice]):
+class RulesScreen(Dialog[Choice]):
     """The whole rules of the game in the chosen language; scrolls on a small terminal."""
 
     DEFAULT_CSS = (
@@ -254,7 +284,9 @@ class RulesScreen(ModalScreen[Choice]):
             yield Static(_("The rules of 2048"), classes="title")
             with VerticalScroll(id="rules-scroll"):
                 yield Prose([_(RULES_TEXT)], id="rules-text")
-            yield Prose([_("[dim]↑ ↓ scroll · escape, r or q closes this[/dim]")], classes="body")
+            yield Prose(
+                [undimmed(_("[dim]↑ ↓ scroll · escape, r or q closes this[/dim]"))], classes="body"
+            )
 
     def on_mount(self) -> None:
         """The text has the focus, so the arrow keys scroll it."""
@@ -265,17 +297,17 @@ class RulesScreen(ModalScreen[Choice]):
         self.dismiss("close")
 
 
-class WinScreen(ModalScreen[Choice]):
+class WinScreen(Dialog[Choice]):
     """The banner for the first 2048 of a game: keep going, or start again."""
 
     DEFAULT_CSS = (
         dialog_css("WinScreen")
-        + f"""
-    WinScreen > Vertical {{
-        background: #edc22e;
-        color: {LIGHT_TEXT};
-        border: round {LIGHT_TEXT};
-    }}
+        + """
+    WinScreen > Vertical {
+        background: $t48-gold;
+        color: $t48-light;
+        border: round $t48-light;
+    }
     """
     )
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -325,7 +357,7 @@ class WinScreen(ModalScreen[Choice]):
         self.dismiss(choice)
 
 
-class GameOverScreen(ModalScreen[Choice]):
+class GameOverScreen(Dialog[Choice]):
     """The end of a game: final and best score, then a new game or quit.
 
     Escape closes it to look at the final board; the game screen keeps
@@ -387,7 +419,7 @@ class GameOverScreen(ModalScreen[Choice]):
                 if self.new_game:
                     yield Button(_("New game (n)"), id="new", compact=True)
                 yield Button(_(self.quit_label), id="quit", compact=True)
-            yield Static(_("[dim]escape: look at the board[/dim]"), classes="body")
+            yield Static(undimmed(_("[dim]escape: look at the board[/dim]")), classes="body")
 
     def on_mount(self) -> None:
         """Focus New game, so enter starts one (in a fair game: the one way on)."""
@@ -402,7 +434,7 @@ class GameOverScreen(ModalScreen[Choice]):
         self.dismiss(choice)
 
 
-class ConfirmEndScreen(ModalScreen[bool]):
+class ConfirmEndScreen(Dialog[bool]):
     """Ask before a fair game is ended and signed: its score then counts as it stands.
 
     Dismisses with True to end it (q again, or the End button), False to
@@ -459,7 +491,7 @@ class ConfirmEndScreen(ModalScreen[bool]):
         self.dismiss(end)
 
 
-class ConflictScreen(ModalScreen[Choice]):
+class ConflictScreen(Dialog[Choice]):
     """Another process wrote to this game: say so; the game screen stops taking moves.
 
     Playing on would fork the log, and reloading silently would show tiles
