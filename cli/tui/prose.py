@@ -6,8 +6,8 @@ again at the card's left margin, under the key.  :class:`Prose` wraps
 itself instead:
 
 * each paragraph (a line of the source text; blank lines are kept) is
-  wrapped at the widest width that leaves no line holding a single word
-  (trying a few columns narrower before giving up);
+  broken into lines of even length that leave no line holding a single
+  word, where any other way exists;
 * a key row (``KeyRow``) puts the key in a column of its own and hangs
   every line of its description under the description's first word, so a
   key is never parted from its text;
@@ -27,8 +27,6 @@ from textual.geometry import Size
 from textual.widgets import Static
 
 NO_BREAK = "\xa0"
-#: How many columns narrower a paragraph may be wrapped to avoid a one-word line.
-MAX_NARROWING = 12
 
 
 @dataclass(frozen=True)
@@ -42,12 +40,47 @@ class KeyRow:
 Block = str | KeyRow
 
 
-def _words(text: str) -> list[tuple[int, int]]:
-    """(start, end) offsets of the space-separated words of ``text``."""
+#: The cost of a line holding one word of a longer paragraph: paid only when no
+#: other way of breaking the paragraph exists.
+LONELY_WORD = 1_000_000
+
+
+def _tokens(text: str, width: int) -> list[tuple[int, int, bool]]:
+    """(start, end, is_piece) of each unit a line break may follow.
+
+    Words are separated by spaces.  A word held together by no-break spaces
+    that is wider than ``width`` comes apart at them after all; a word that
+    is still too wide (a 64-character hash) is cut into pieces of ``width``
+    cells, each a line of its own (``is_piece``).
+    """
+    tokens: list[tuple[int, int, bool]] = []
+    for start, end in _spans(text, " "):
+        if cell_len(text[start:end]) <= width:
+            tokens.append((start, end, False))
+            continue
+        for part_start, part_end in _spans(text[start:end], NO_BREAK):
+            part_start, part_end = start + part_start, start + part_end
+            if cell_len(text[part_start:part_end]) <= width:
+                tokens.append((part_start, part_end, False))
+                continue
+            piece = part_start
+            while piece < part_end:
+                stop, cells = piece, 0
+                while stop < part_end and cells + cell_len(text[stop]) <= width:
+                    cells += cell_len(text[stop])
+                    stop += 1
+                stop = max(stop, piece + 1)
+                tokens.append((piece, stop, True))
+                piece = stop
+    return tokens
+
+
+def _spans(text: str, separator: str) -> list[tuple[int, int]]:
+    """(start, end) of the runs of ``text`` between ``separator`` characters."""
     spans: list[tuple[int, int]] = []
     start: int | None = None
     for index, char in enumerate(text):
-        if char == " ":
+        if char == separator:
             if start is not None:
                 spans.append((start, index))
                 start = None
@@ -58,68 +91,45 @@ def _words(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _greedy(text: str, words: list[tuple[int, int]], width: int) -> list[list[tuple[int, int]]]:
-    """Words per line, greedily; a word wider than ``width`` is folded into pieces."""
-    lines: list[list[tuple[int, int]]] = []
-    line: list[tuple[int, int]] = []
-    used = 0
-    for start, end in words:
-        size = cell_len(text[start:end])
-        if size > width:
-            if line:
-                lines.append(line)
-                line, used = [], 0
-            piece_start = start
-            while piece_start < end:
-                piece_end = piece_start
-                cells = 0
-                while piece_end < end and cells + cell_len(text[piece_end]) <= width:
-                    cells += cell_len(text[piece_end])
-                    piece_end += 1
-                piece_end = max(piece_end, piece_start + 1)
-                lines.append([(piece_start, piece_end)])
-                piece_start = piece_end
-            continue
-        needed = size if not line else used + 1 + size
-        if line and needed > width:
-            lines.append(line)
-            line, used = [(start, end)], size
-        else:
-            line.append((start, end))
-            used = needed
-    if line:
-        lines.append(line)
-    return lines
-
-
-def _has_lonely_word(
-    text: str, lines: list[list[tuple[int, int]]], words: list[tuple[int, int]]
-) -> bool:
-    """A line of one word in a paragraph of several (folded pieces of a long word excepted)."""
-    if len(lines) < 2:
-        return False
-    whole = set(words)
-    return any(len(line) == 1 and line[0] in whole for line in lines)
-
-
 def wrap_paragraph(text: str, width: int) -> list[tuple[int, int]]:
-    """(start, end) offsets of each line of ``text`` wrapped at ``width`` or a bit less.
+    """(start, end) offsets of each line of ``text`` wrapped at ``width`` cells.
 
-    The widest width from ``width`` down that leaves no one-word line wins;
-    if none does within :data:`MAX_NARROWING` columns, ``width`` itself.
+    The breaks minimise the sum of the squared empty cells at the ends of
+    the lines (the last line's are free), and a line of a single word costs
+    :data:`LONELY_WORD`, so the paragraph reads evenly and leaves no word
+    alone unless nothing else fits.
     """
     width = max(width, 1)
-    words = _words(text)
-    if not words:
+    tokens = _tokens(text, width)
+    if not tokens:
         return [(0, 0)]
-    chosen = _greedy(text, words, width)
-    if _has_lonely_word(text, chosen, words):
-        for narrower in range(width - 1, max(width - MAX_NARROWING, width * 2 // 3, 0), -1):
-            candidate = _greedy(text, words, narrower)
-            if not _has_lonely_word(text, candidate, words):
-                chosen = candidate
+    count = len(tokens)
+    sizes = [cell_len(text[start:end]) for start, end, _piece in tokens]
+    best: list[float] = [0.0] + [float("inf")] * count
+    before: list[int] = [0] * (count + 1)
+    for stop in range(1, count + 1):
+        used = -1
+        for first in range(stop - 1, -1, -1):
+            used += sizes[first] + 1
+            if used > width and first < stop - 1:
                 break
-    return [(line[0][0], line[-1][1]) for line in chosen]
+            if tokens[first][2] and first < stop - 1:
+                break  # a piece of a cut word stands alone
+            if first < stop - 1 and tokens[stop - 1][2]:
+                break
+            cost = 0.0 if stop == count else float((width - used) ** 2)
+            if stop - first == 1 and count > 1 and not tokens[first][2]:
+                cost += LONELY_WORD
+            if best[first] + cost < best[stop]:
+                best[stop] = best[first] + cost
+                before[stop] = first
+    lines: list[tuple[int, int]] = []
+    stop = count
+    while stop > 0:
+        first = before[stop]
+        lines.append((tokens[first][0], tokens[stop - 1][1]))
+        stop = first
+    return lines[::-1]
 
 
 def _lines_of(content: Content, width: int) -> list[Content]:
