@@ -148,7 +148,7 @@ def assert_fits(app: App[Any]) -> None:
         if geometry.region.area == 0:
             continue
         region = geometry.region
-        assert 0 <= region.x, f"{widget} leaves the screen"
+        assert region.x >= 0, f"{widget} leaves the screen"
         assert region.right <= whole.right, f"{widget} is wider than the screen"
         if not isinstance(screen, ModalScreen):  # a card may scroll; a screen may not
             assert whole.contains_region(region), f"{widget} leaves the screen"
