@@ -13,7 +13,8 @@ import typer
 
 from twenty48_replay.client import Client, MoveRefusedError, RemoteGame
 from twenty48_replay.errors import EXIT_FAILED, Twenty48Error
-from twenty48_replay.i18n import _
+from twenty48_replay.i18n import _, ngettext, number
+from twenty48_replay.text import printable
 
 from .common import checked_moves, open_store
 from .output import emit, fail, warn
@@ -121,17 +122,24 @@ def remote_ui_play(url: str, *, player: str, db: str | None, client_seed: str | 
             local = keep_record(store, game, record)
     finally:
         client.close()
-    state = game.state
-    warn(
-        _(
-            "fair game {id}: score {score}, {moves} moves, finished and signed; "
-            "record at {url}, kept locally as game {local}"
-        ).format(
-            id=game.id,
-            score=state.score,
-            moves=state.moves,
-            url=client.record_url(game.id),
-            local=local,
-        )
-    )
+    warn(signed_line(game, client.record_url(game.id), local))
     warn(revealed(game, record))
+
+
+def signed_line(game: RemoteGame, record_url: str, local: int) -> str:
+    """What was signed, said once the game is over: the game, its score, where its record is."""
+    state = game.state
+    return ngettext(
+        "signed fair game {id}: score {score}, {moves} move, largest tile {tile}; "
+        "record at {url}, kept locally as game {local}",
+        "signed fair game {id}: score {score}, {moves} moves, largest tile {tile}; "
+        "record at {url}, kept locally as game {local}",
+        state.moves,
+    ).format(
+        id=game.id,
+        score=number(state.score),
+        moves=number(state.moves),
+        tile=number(state.max_tile),
+        url=printable(record_url),
+        local=local,
+    )
