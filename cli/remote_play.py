@@ -57,7 +57,10 @@ def keep_record(store: Store, game: RemoteGame, record: dict[str, Any]) -> int:
                 id=game.id, problem=problems[0]
             )
         )
-    return store.import_record(Record.from_dict(record)).game_id
+    local = store.import_record(Record.from_dict(record)).game_id
+    # The record names its server's key, not its URL: keep the URL for list and show.
+    store.remember_server(str(record["fair"]["key_id"]), game.client.url)
+    return local
 
 
 def scripted_remote_play(
