@@ -10,6 +10,7 @@ import typer
 from twenty48_replay.errors import EXIT_FAILED, GameNotFoundError, Twenty48Error
 from twenty48_replay.i18n import N_, _, decimal, ngettext
 from twenty48_replay.text import printable
+from twenty48_replay.timestamps import record_times
 
 from .common import DbOption, JsonOption, checked_player, local_time, open_store
 from .limits import MAX_GAME_ID, MAX_LIST
@@ -183,13 +184,13 @@ def show_command(
     with open_store(db) as store:
         game_id = resolve_game(store, game)
         try:
-            info, record = store.game_record(game_id)
+            info, record = store.game_info_and_record(game_id)
         except GameNotFoundError:
             held = store.games_from_server(game_id)
             if not held:
                 raise
             urls = store.server_urls()
-            first = store.game(held[0])
+            first = store.game_info(held[0])
             raise Twenty48Error(
                 _(
                     "no game {id} here; server game {id} ({server}) is local game {local}: "
@@ -307,8 +308,6 @@ def server_game_id(text: str) -> int | str:
 
 def dates_line(info: GameInfo) -> str:
     """When a game was played: an imported one by its record's own start and end."""
-    from twenty48_replay.store import record_times  # SQLAlchemy: only commands that use the store
-
     if info.extra is not None and record_times(info.extra) == (None, None):
         return _("imported {time} (its record gives no start or end time)").format(
             time=local_time(info.created_ms)

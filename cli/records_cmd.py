@@ -313,7 +313,7 @@ def _export_records(
                 count=len(lines)
             )
         else:
-            text = store.export_record(number).to_json(indent=2) + "\n"
+            text = store.game_as_record(number).to_json(indent=2) + "\n"
             what = _("1 record")
     _write(output, json_text(text).encode("utf-8"), what, protected)
     if damaged:
@@ -348,7 +348,7 @@ def import_command(
 ) -> None:
     """Verify records and store each valid one as a game (one transaction per record)."""
     from twenty48_replay.batch import verify_records
-    from twenty48_replay.store import ImportRejectedError
+    from twenty48_replay.errors import ImportRejectedError
 
     counts = {"imported": 0, "duplicate": 0, "invalid": 0, "unreadable": 0}
     raws = (raw for path in expand_paths(files) for raw in read_raw(path))

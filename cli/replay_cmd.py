@@ -19,12 +19,11 @@ from twenty48_replay.replay import Step
 from twenty48_replay.timeline import Timeline
 
 from .common import DbOption, JsonOption
+from .directions import ARROWS
 from .limits import MAX_LINE, MAX_STEP, MIN_STEP
 from .output import emit, emit_json, fail
 from .render import board_text, cell_name
 from .targets import load_checked
-
-ARROWS = {"U": "↑", "D": "↓", "L": "←", "R": "→"}
 
 
 def step_text(step: Step, last: int) -> str:

@@ -19,6 +19,7 @@ from twenty48_replay.rng import seed_key
 from twenty48_replay.text import printable
 
 from .common import DbOption, JsonOption, checked_player, open_store
+from .directions import arrow_and_name
 from .helptext import formatted
 from .limits import (
     MAX_GAME_ID,
@@ -37,7 +38,6 @@ from .targets import load_checked, step_at
 if TYPE_CHECKING:
     from twenty48_replay.solver.analysis import Analysis
 
-ARROWS = {"U": N_("↑ up"), "D": N_("↓ down"), "L": N_("← left"), "R": N_("→ right")}
 SOLVER_PLAYER = "solver"
 
 
@@ -161,7 +161,7 @@ def _hint_report(
         else:
             emit(_("no move is possible: the game is over"))
         return
-    emit(_("best move: {move}").format(move=_(ARROWS[best.letter])))
+    emit(_("best move: {move}").format(move=arrow_and_name(best.letter)))
     top = values[best]
     for direction, value in sorted(values.items(), key=lambda kv: -kv[1]):
         change = 100 * (value - top) / abs(top or 1)
@@ -170,7 +170,7 @@ def _hint_report(
             if direction is best
             else f"  ({'+' if change >= 0 else '-'}{decimal(abs(change), 2)}%)"
         )
-        emit(f"  {_(ARROWS[direction.letter]):10} {_grouped(value):>14}{gap}")
+        emit(f"  {arrow_and_name(direction.letter):10} {_grouped(value):>14}{gap}")
 
 
 def _play_one(job: tuple[str, int | None]) -> tuple[str, str, float]:
@@ -288,7 +288,7 @@ def _autoplay_pool(
     from twenty48_replay.batch import worker_pool
     from twenty48_replay.record import Record
     from twenty48_replay.replay import final_state
-    from twenty48_replay.store import iso_ms, now_ms
+    from twenty48_replay.timestamps import iso_ms, now_ms
 
     rows = []
     console = Console(stderr=True)
@@ -455,8 +455,8 @@ def _report(analysis: Analysis, label: str, top: int) -> None:
                 "  "
                 + _("move {number}: played {played}, best was {best} (-{loss}%), {cells}").format(
                     number=a.number,
-                    played=_(ARROWS[a.played.letter]),
-                    best=_(ARROWS[a.best.letter]),
+                    played=arrow_and_name(a.played.letter),
+                    best=arrow_and_name(a.best.letter),
                     loss=decimal(100 * a.relative_loss, 2),
                     cells=cells,
                 )

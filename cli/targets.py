@@ -69,7 +69,7 @@ def load_target(target: str, db: str | None, index: int | None = None) -> tuple[
         with open_store(db) as store:
             # The label is only ever shown to people (headers, error lines), never
             # put into --json output, so it reads in the chosen language.
-            return store.export_record(number), _("game {id}").format(id=number)
+            return store.game_as_record(number), _("game {id}").format(id=number)
     for item in read_records(target):
         if index is not None and item.index != index:
             continue

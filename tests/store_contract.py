@@ -17,8 +17,14 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 
 from twenty48_replay import Direction, GameState, NullMoveError, Record, verify
-from twenty48_replay.errors import ConflictError, DamagedGameError, GameNotFoundError, StoreError
-from twenty48_replay.store import GameInfo, ImportRejectedError, Store
+from twenty48_replay.errors import (
+    ConflictError,
+    DamagedGameError,
+    GameNotFoundError,
+    ImportRejectedError,
+    StoreError,
+)
+from twenty48_replay.store import GameInfo, Store
 from twenty48_replay.store.dialects import install_triggers
 from twenty48_replay.store.legacy import metadata_v1
 from twenty48_replay.store.tables import SCHEMA_VERSION
@@ -53,7 +59,7 @@ class StoreContract:
 
     def test_new_game_is_stored_with_its_opening(self, store: Store) -> None:
         session = store.new_game("contract", player="ana")
-        info = store.game(session.id)
+        info = store.game_info(session.id)
         assert (info.seed, info.player, info.move_count, info.score) == ("contract", "ana", 0, 0)
         assert info.board == GameState.new("contract").board
         assert store.moves(session.id) == ""
@@ -62,7 +68,7 @@ class StoreContract:
         session = store.new_game("append")
         letters = greedy_letters("append", 40)
         play_letters(session, letters)
-        info = store.game(session.id)
+        info = store.game_info(session.id)
         replayed = verify(Record("append", letters, session.state.score))
         assert replayed.valid
         assert store.moves(session.id) == letters
@@ -74,7 +80,7 @@ class StoreContract:
         with pytest.raises(NullMoveError):
             session.play(Direction.UP)
         assert store.moves(session.id) == ""
-        assert store.game(session.id).move_count == 0
+        assert store.game_info(session.id).move_count == 0
 
     def test_stale_writer_gets_a_conflict_and_the_log_stays_whole(self, store: Store) -> None:
         first = store.new_game("conflict")
@@ -100,14 +106,14 @@ class StoreContract:
         outcome = store.import_record(
             Record("finished", letters, verify(Record("finished", letters, 0)).score)
         )
-        assert store.game(outcome.game_id).over
+        assert store.game_info(outcome.game_id).over
         assert store.resume_latest() is None
 
     def test_unknown_game(self, store: Store) -> None:
         with pytest.raises(GameNotFoundError, match="no game with id 404"):
             store.open_game(404)
         with pytest.raises(GameNotFoundError):
-            store.export_record(404)
+            store.game_as_record(404)
 
     def test_export_import_round_trip_is_identical(self, store: Store, db_url_2: str) -> None:
         session = store.new_game("export", player="bo")
@@ -195,7 +201,7 @@ class StoreContract:
             letters = greedy_letters(seed, 10)
             score = verify(Record(seed, letters, 0)).score
             record = Record(seed, letters, score, extra=dict(dates))
-            return store.game(store.import_record(record).game_id)
+            return store.game_info(store.import_record(record).game_id)
 
         both = imported("dated", started="2024-05-01T12:00:00Z", finished="2024-05-01T12:00:09.5Z")
         assert (both.created_ms, both.updated_ms) == (1714564800000, 1714564809500)
@@ -207,7 +213,7 @@ class StoreContract:
         assert undated.updated_ms == undated.created_ms
         # Most recently played first: by the records' own dates.
         assert [g.seed for g in store.list_games()] == ["dated-3", "dated", "dated-2"]
-        exported = store.export_record(both.id).extra
+        exported = store.game_as_record(both.id).extra
         assert (exported["started"], exported["finished"]) == (
             "2024-05-01T12:00:00Z",
             "2024-05-01T12:00:09.5Z",
@@ -328,9 +334,9 @@ class IntegrityContract:
             letters = greedy_letters(seed, 15)
             record = Record(seed, letters, verify(Record(seed, letters, 0)).score, extra=extra)
             outcome = store.import_record(record)
-            exported = store.export_record(outcome.game_id)
+            exported = store.game_as_record(outcome.game_id)
             assert (exported.seed, exported.moves, exported.extra) == (seed, letters, extra)
-            assert store.game(outcome.game_id).player == extra["player"]
+            assert store.game_info(outcome.game_id).player == extra["player"]
             assert [g.id for g in store.list_games(player=extra["player"])] == [outcome.game_id]
             assert [g.id for g in store.list_games(seed=seed)] == [outcome.game_id]
             assert store.import_record(record).duplicate
@@ -404,7 +410,7 @@ class IntegrityContract:
         )
         reinstall_triggers(db_url)
         with Store(db_url) as again:
-            for read in (again.open_game, again.export_record, again.game, again.moves):
+            for read in (again.open_game, again.game_as_record, again.game_info, again.moves):
                 with pytest.raises(DamagedGameError, match=f"game {bad.id} is damaged: .*digest"):
                     read(bad.id)
             outcomes = list(again.export_each())
@@ -448,7 +454,7 @@ class IntegrityContract:
         ]
         with Store(db_url) as store:
             assert store.moves(1) == letters
-            assert store.game(1).player == "x\x01y"
+            assert store.game_info(1).player == "x\x01y"
             session = store.open_game(1)
             session.play(Direction(first_valid(session.state)))
             assert store.check().healthy

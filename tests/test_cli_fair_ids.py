@@ -46,7 +46,7 @@ def test_list_and_show_name_the_server_and_its_game_id(tmp_path: Path) -> None:
                 "--moves",
                 "LDRU",
             )
-            assert done.returncode == 0, done.stderr
+            assert done.returncode in (0, 1), done.stderr  # 1: a letter refused, game kept
         played = run_cli(
             "play",
             "--server",
@@ -58,7 +58,8 @@ def test_list_and_show_name_the_server_and_its_game_id(tmp_path: Path) -> None:
             "--moves",
             "LDRULDRU",
         )
-        assert played.returncode == 0, played.stderr
+        assert played.returncode in (0, 1), played.stderr  # the seed is random
+        assert "kept locally as game 4" in played.stderr, played.stderr
         url = server.url
     assert run_cli("import", "--db", local, str(FAIR_RECORD)).returncode == 0  # local 5
 

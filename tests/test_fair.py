@@ -28,13 +28,13 @@ from twenty48_replay.errors import KeyFileError
 from twenty48_replay.fair import (
     FairInfo,
     canonical_bytes,
-    check_fair,
     commitment,
     game_seed,
     new_client_seed,
     new_server_seed,
     validate_client_seed,
 )
+from twenty48_replay.fair_check import check_fair
 from twenty48_replay.signing import ServerKey, TrustedKey
 from twenty48_replay.sources import RawRecord
 

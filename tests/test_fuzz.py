@@ -19,7 +19,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from twenty48_replay import Record, RecordError, verify
-from twenty48_replay.store import ImportRejectedError, Store
+from twenty48_replay.errors import ImportRejectedError
+from twenty48_replay.store import Store
 
 
 def check_library(data: bytes, store: Store) -> str:

@@ -5,7 +5,7 @@ metadata strings full of control characters and lone surrogates, and
 unknown keys holding nested values, floats at the edges of a double and
 integers of hundreds of digits.  A record the reader refuses is out of scope
 (SPEC 6.3 refuses it everywhere); every other one must come back from
-``export_record`` with its seed, moves, score, metadata and unknown keys
+``game_as_record`` with its seed, moves, score, metadata and unknown keys
 exactly (types included: 1, 1.0 and true differ), in their order.
 """
 
@@ -82,7 +82,7 @@ def test_store_round_trip_keeps_every_value(
         with Store(str(Path(tmp) / "games.db")) as store:
             game_id = store.import_record(record).game_id
         with Store(str(Path(tmp) / "games.db")) as store:  # reopened: read from the file
-            exported = store.export_record(game_id)
+            exported = store.game_as_record(game_id)
     assert (exported.seed, exported.moves, exported.score) == (seed, moves, score)
     assert jt.typed(exported.extra) == jt.typed(record.extra)
     meant = jt.reference_value(text)

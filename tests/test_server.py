@@ -291,7 +291,7 @@ def test_leaderboard_one_per_player_and_tie_breaks(db: str, tmp_path: Path) -> N
     """Ties are made in the database directly (random server seeds cannot be steered)."""
     from twenty48_replay.board import Board
     from twenty48_replay.game import GameState
-    from twenty48_replay.store import Store, recorder, repository
+    from twenty48_replay.store import Store, reads, writes
     from twenty48_replay.store import fair_games as fair_store
 
     rows = [  # player, score, moves, finished_ms
@@ -316,8 +316,8 @@ def test_leaderboard_one_per_player_and_tie_breaks(db: str, tmp_path: Path) -> N
                 key_id="3" * 16,
                 now_ms=0,
             )
-            game_id = recorder.create_game(
-                connection, state, player=player, now_ms=0, digest=repository.log_digest("")
+            game_id = writes.create_game(
+                connection, state, player=player, now_ms=0, digest=reads.log_digest("")
             )
             connection.execute(
                 text(

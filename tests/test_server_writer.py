@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from twenty48_replay.board import Direction
-from twenty48_replay.server import jobs
+from twenty48_replay.server import write_jobs
 from twenty48_replay.server.api_errors import ApiError
 from twenty48_replay.server.writer import GroupWriter
 from twenty48_replay.signing import ServerKey
@@ -47,12 +47,12 @@ def valid_letters(writer: GroupWriter, fair_id: int, count: int) -> str:
 def test_mixed_batches(tmp_path: Path) -> None:
     store = Store(str(tmp_path / "w.sqlite3"))
     writer = GroupWriter(store, ServerKey.generate())
-    a, b = batch(writer, jobs.CreateGame("ann"), jobs.CreateGame("bob"))
+    a, b = batch(writer, write_jobs.CreateGame("ann"), write_jobs.CreateGame("bob"))
     started = batch(
         writer,
-        jobs.StartGame(a["id"], a["token"], "x"),
-        jobs.StartGame(b["id"], b["token"], "y"),
-        jobs.StartGame(b["id"], b["token"], "again"),
+        write_jobs.StartGame(a["id"], a["token"], "x"),
+        write_jobs.StartGame(b["id"], b["token"], "y"),
+        write_jobs.StartGame(b["id"], b["token"], "again"),
     )
     assert started[0]["moves"] == 0
     assert isinstance(started[2], ApiError)
@@ -61,14 +61,14 @@ def test_mixed_batches(tmp_path: Path) -> None:
     moves_b = valid_letters(writer, b["id"], 1)
     results = batch(
         writer,
-        jobs.PlayMove(a["id"], a["token"], 1, moves_a[0]),
-        jobs.PlayMove(a["id"], a["token"], 2, moves_a[1]),  # same game twice in one batch
-        jobs.PlayMove(b["id"], b["token"], 1, moves_b[0]),
-        jobs.PlayMove(b["id"], "wrong", 2, "L"),
-        jobs.PlayMove(a["id"], a["token"], 9, "L"),  # n far ahead
-        jobs.PlayMove(a["id"], a["token"], 1, moves_a[0]),  # a retry inside the batch
-        jobs.PlayMove(a["id"], a["token"], 3, moves_a[2]),
-        jobs.FinishGame(a["id"], a["token"]),
+        write_jobs.PlayMove(a["id"], a["token"], 1, moves_a[0]),
+        write_jobs.PlayMove(a["id"], a["token"], 2, moves_a[1]),  # same game twice in one batch
+        write_jobs.PlayMove(b["id"], b["token"], 1, moves_b[0]),
+        write_jobs.PlayMove(b["id"], "wrong", 2, "L"),
+        write_jobs.PlayMove(a["id"], a["token"], 9, "L"),  # n far ahead
+        write_jobs.PlayMove(a["id"], a["token"], 1, moves_a[0]),  # a retry inside the batch
+        write_jobs.PlayMove(a["id"], a["token"], 3, moves_a[2]),
+        write_jobs.FinishGame(a["id"], a["token"]),
     )
     assert [summary(r) for r in results] == [1, 2, 1, 403, 409, 1, 3, "finished"]
     assert results[5] == results[0]
@@ -78,8 +78,8 @@ def test_mixed_batches(tmp_path: Path) -> None:
     # After the finish, no more moves; the same batch logic answers retries.
     after = batch(
         writer,
-        jobs.PlayMove(a["id"], a["token"], 4, "L"),
-        jobs.PlayMove(a["id"], a["token"], 3, moves_a[2]),
+        write_jobs.PlayMove(a["id"], a["token"], 4, "L"),
+        write_jobs.PlayMove(a["id"], a["token"], 3, moves_a[2]),
     )
     assert isinstance(after[0], ApiError)
     assert after[0].status == 409
@@ -94,15 +94,15 @@ def test_a_stale_cache_is_corrected_by_the_database(tmp_path: Path) -> None:
     key = ServerKey.generate()
     store_1, store_2 = Store(path), Store(path)
     one, two = GroupWriter(store_1, key), GroupWriter(store_2, key)
-    (game,) = batch(one, jobs.CreateGame("cy"))
-    batch(one, jobs.StartGame(game["id"], game["token"], "z"))
+    (game,) = batch(one, write_jobs.CreateGame("cy"))
+    batch(one, write_jobs.StartGame(game["id"], game["token"], "z"))
     letters = valid_letters(one, game["id"], 4)
-    batch(one, jobs.PlayMove(game["id"], game["token"], 1, letters[0]))
-    batch(two, jobs.PlayMove(game["id"], game["token"], 2, letters[1]))  # two loads the game
-    batch(one, jobs.PlayMove(game["id"], game["token"], 3, letters[2]))  # one's cache: 1 move
-    (late,) = batch(two, jobs.PlayMove(game["id"], game["token"], 4, letters[3]))  # two's: 2
+    batch(one, write_jobs.PlayMove(game["id"], game["token"], 1, letters[0]))
+    batch(two, write_jobs.PlayMove(game["id"], game["token"], 2, letters[1]))  # two loads the game
+    batch(one, write_jobs.PlayMove(game["id"], game["token"], 3, letters[2]))  # one's cache: 1 move
+    (late,) = batch(two, write_jobs.PlayMove(game["id"], game["token"], 4, letters[3]))  # two's: 2
     assert late["n"] == 4
-    (retry,) = batch(one, jobs.PlayMove(game["id"], game["token"], 2, letters[1]))
+    (retry,) = batch(one, write_jobs.PlayMove(game["id"], game["token"], 2, letters[1]))
     assert retry["n"] == 2
     assert store_1.moves(_game_id(store_1, game["id"])) == letters
     store_1.close()

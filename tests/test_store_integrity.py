@@ -310,8 +310,8 @@ def test_player_from_non_utf8_logname_is_stored(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     # The CLI keeps the readable part of a LOGNAME that is not UTF-8 (cli/play_cmd.py).
     with Store(str(db)) as store:
-        assert store.game(1).player == "caf\ufffd"
-        assert store.export_record(1).extra["player"] == "caf\ufffd"
+        assert store.game_info(1).player == "caf\ufffd"
+        assert store.game_as_record(1).extra["player"] == "caf\ufffd"
 
 
 @pytest.mark.parametrize("zone", ["America/Los_Angeles", "Asia/Tokyo", "UTC"])

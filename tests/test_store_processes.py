@@ -93,8 +93,8 @@ def test_sigkill_during_scripted_play_loses_nothing(tmp_path: Path) -> None:
     assert kills >= 20
     assert log == intended
     with Store(str(db)) as store:
-        assert store.game(1).move_count == 2000
-        assert verify(Record(seed, log, store.game(1).score)).valid
+        assert store.game_info(1).move_count == 2000
+        assert verify(Record(seed, log, store.game_info(1).score)).valid
 
 
 def _game_exists(db: Path) -> bool:
@@ -152,7 +152,7 @@ def test_second_cli_play_on_the_same_game_gets_the_conflict(tmp_path: Path) -> N
     log = log_of(db)
     with Store(str(db)) as store:
         assert store.check().healthy
-        assert store.game(1).move_count == len(log)
+        assert store.game_info(1).move_count == len(log)
 
 
 def test_import_is_atomic_per_record_under_sigkill(tmp_path: Path) -> None:

@@ -161,7 +161,7 @@ def test_keys_play_the_seeded_game_and_store_exactly_its_moves(store: Store) -> 
 
     drive(store, session, scenario)
     assert store.moves(session.id) == letters
-    assert store.game(session.id).score == expected.score
+    assert store.game_info(session.id).score == expected.score
 
 
 def test_last_move_shows_points_gained_and_the_spawned_tile(store: Store) -> None:
@@ -232,7 +232,7 @@ def test_win_banner_blocks_moves_until_continue(store: Store) -> None:
         assert not isinstance(app.screen, WinScreen)
 
     drive(store, session, scenario)
-    assert store.game(session.id).move_count == before + 2
+    assert store.game_info(session.id).move_count == before + 2
 
 
 def test_win_banner_new_game_button(store: Store) -> None:
@@ -250,8 +250,8 @@ def test_win_banner_new_game_button(store: Store) -> None:
         assert app.session.state.moves == 0
 
     app = drive(store, session, scenario)
-    assert store.game(app.session.id).move_count == 0
-    assert store.game(session.id).won
+    assert store.game_info(app.session.id).move_count == 0
+    assert store.game_info(session.id).won
 
 
 def test_a_game_already_won_when_loaded_shows_no_banner(store: Store) -> None:
@@ -295,8 +295,8 @@ def test_game_over_screen_then_new_game(store: Store) -> None:
         assert app.session.id != session.id
 
     app = drive(store, session, scenario)
-    assert store.game(session.id).over
-    fresh = store.game(app.session.id)
+    assert store.game_info(session.id).over
+    fresh = store.game_info(app.session.id)
     assert fresh.move_count == 0
     assert not fresh.over
 
@@ -422,7 +422,7 @@ def test_hint_shows_a_direction_and_marks_the_game_assisted(store: Store) -> Non
         # NumPy is a regular dependency: "hints unavailable" here is a bug.
         assert status.startswith("hint: "), status
         assert any(d.name.lower() in status for d in Direction)
-        assert store.game(session.id).assisted
+        assert store.game_info(session.id).assisted
 
     drive(store, session, scenario)
     assert store.moves(session.id) == ""

@@ -58,7 +58,7 @@ def test_play_ui_on_a_server(tmp_path: Path) -> None:
             local_id = keep_record(store, game, record)
         client.close()
     with Store(local) as store:
-        exported = store.export_record(local_id).to_dict()
+        exported = store.game_as_record(local_id).to_dict()
     assert exported["signature"] == record["signature"]
     assert exported["fair"] == record["fair"]
 

@@ -180,6 +180,15 @@ class SealedGameError(Twenty48Error):
         return _(self.TEMPLATE).format(id=self.game_id)
 
 
+class ImportRejectedError(RecordError):
+    """A record failed verification, so it was not imported (exit 1)."""
+
+    exit_code: ClassVar[int] = EXIT_FAILED
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+
+
 class StoreError(Twenty48Error):
     """The database cannot be used: unreadable, not ours, too new, locked (exit 2)."""
 

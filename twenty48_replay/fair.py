@@ -26,8 +26,8 @@ Final API (what the server builds on)::
     canonical_bytes(record_dict) -> bytes          # the signed bytes: record without "signature"
     FairInfo(commitment, server_seed, client_seed, key_id, game_id, started, ended)
         .to_dict() / FairInfo.from_dict(obj)       # RecordError naming "fair.<key>"
-    fair_info(record: Record) -> FairInfo | None
-    check_fair(record: Record, trusted: SignatureChecker | None = None) -> FairCheck
+    fair_check.fair_info(record: Record) -> FairInfo | None
+    fair_check.check_fair(record: Record, trusted: SignatureChecker | None = None) -> FairCheck
         # FairCheck.status: "self-seeded" | "fair" | "unchecked" | "not fair"
         # FairCheck.signature: "checked" | "unchecked" | None (self-seeded)
         # FairCheck.reasons: tuple[str, ...]
@@ -42,25 +42,23 @@ Final API (what the server builds on)::
 The record reader (:mod:`twenty48_replay.record`) calls
 :func:`validate_fair_fields`, so a malformed ``fair`` object or
 ``signature`` is an unreadable record, like any other ill-typed field.
+This module therefore never imports the record: the checks of a whole
+:class:`Record` are :mod:`twenty48_replay.fair_check`'s, a floor above.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import os
 import re
 import secrets
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
+from typing import Any, Final, Protocol
 
 import attrs
 
 from twenty48_replay.errors import RecordError
-
-if TYPE_CHECKING:
-    from twenty48_replay.record import Record
 
 SERVER_SEED_BYTES: Final = 32
 MAX_CLIENT_SEED_LENGTH: Final = 128
@@ -84,10 +82,6 @@ _SIGNATURE: Final = re.compile(r"[0-9a-f]{128}")
 _TIMESTAMP: Final = re.compile(
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})"
 )
-
-Status = Literal["self-seeded", "fair", "unchecked", "not fair"]
-SignatureState = Literal["checked", "unchecked"]
-
 
 # ---------------------------------------------------------------- seeds
 
@@ -322,12 +316,6 @@ def validate_fair_fields(data: Mapping[str, Any]) -> None:
         canonical_bytes(data)
 
 
-def fair_info(record: Record) -> FairInfo | None:
-    """The record's ``fair`` object, or None for a self-seeded record."""
-    obj = record.extra.get("fair")
-    return None if obj is None else FairInfo.from_dict(obj)
-
-
 # ---------------------------------------------------------------- checking
 
 
@@ -338,74 +326,3 @@ class SignatureChecker(Protocol):
     def key_id(self) -> str: ...
 
     def verify(self, record_dict: Mapping[str, Any]) -> tuple[str, ...]: ...
-
-
-@attrs.frozen(slots=True)
-class FairCheck:
-    """The fair-play verdict on one record.
-
-    ``status`` is "self-seeded" (no ``fair`` object), "fair" (commitment,
-    derivation and the signature by a trusted key all hold), "unchecked"
-    (commitment and derivation hold, but no trusted key was given, so
-    anyone could have written the record) or "not fair" (a check failed).
-    ``signature`` says whether the signature was checked against a trusted
-    key (None when self-seeded).
-    """
-
-    status: Status
-    signature: SignatureState | None
-    reasons: tuple[str, ...] = ()
-    key_id: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        """False only for a fair record that failed a check."""
-        return self.status != "not fair"
-
-    def to_json(self) -> dict[str, Any]:
-        """``{"fair", "signature"}`` as in ``twenty48 verify --json``."""
-        return {"fair": self.status, "signature": self.signature}
-
-
-def check_fair(record: Record, trusted: SignatureChecker | None = None) -> FairCheck:
-    """Check a record's fair-play claims (schema/SPEC.md, section 11.7).
-
-    Always: the commitment is the SHA-256 of the revealed server seed, and
-    the record's seed is derived from server and client seed.  With a
-    ``trusted`` key: the record is signed, by that key, over its canonical
-    bytes.  Reasons are prefixed "fair: " so they read well among replay reasons.
-    """
-    raw = record.extra.get("fair")
-    if raw is None:
-        return FairCheck("self-seeded", None)
-    state: SignatureState = "unchecked" if trusted is None else "checked"
-    try:
-        info = FairInfo.from_dict(raw)
-    except RecordError as exc:
-        return FairCheck("not fair", state, (f"fair: {exc.message}",))
-    reasons = []
-    revealed = commitment(info.server_seed)
-    if revealed != info.commitment:
-        reasons.append(
-            f"fair: commitment {info.commitment} does not match server_seed: "
-            f"its SHA-256 is {revealed}"
-        )
-    derived = game_seed(info.server_seed, info.client_seed)
-    if derived != record.seed:
-        shown = json.dumps(record.seed, ensure_ascii=False)
-        reasons.append(
-            f"fair: seed {shown} does not match server_seed and client_seed: "
-            f"HMAC-SHA256 gives {derived}"
-        )
-    if trusted is not None:
-        if "signature" not in record.extra:
-            reasons.append(f"fair: no signature to check with the trusted key {trusted.key_id}")
-        else:
-            reasons.extend(f"fair: {reason}" for reason in trusted.verify(record.to_dict()))
-    passed: Status = "unchecked" if trusted is None else "fair"
-    return FairCheck(
-        "not fair" if reasons else passed,
-        state,
-        tuple(reasons),
-        None if trusted is None else trusted.key_id,
-    )

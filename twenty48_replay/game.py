@@ -102,3 +102,12 @@ class GameState:
             slid.gained,
             spawn,
         )
+
+
+@attrs.frozen(slots=True)
+class MoveOutcome:
+    """What one move did: the state after it, the points it gained and the tile it spawned."""
+
+    state: GameState
+    gained: int
+    spawn: Spawn

@@ -148,7 +148,7 @@ def verify(record: Record, trusted: SignatureChecker | None = None) -> VerifyRes
 
     A fair record's fair-play claims are claims too: commitment and seed
     derivation always, the signature when a ``trusted`` key is given
-    (:func:`twenty48_replay.fair.check_fair`); one that fails is invalid.
+    (:func:`twenty48_replay.fair_check.check_fair`); one that fails is invalid.
     """
     state, null_move = final_state(record)
     board = state.board
@@ -172,7 +172,7 @@ def verify(record: Record, trusted: SignatureChecker | None = None) -> VerifyRes
             )
     fair, signature = "self-seeded", None
     if "fair" in record.extra:  # imported here: self-seeded records never load it
-        from twenty48_replay.fair import check_fair
+        from twenty48_replay.fair_check import check_fair
 
         fairness = check_fair(record, trusted)
         fair, signature = fairness.status, fairness.signature

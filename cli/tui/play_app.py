@@ -28,6 +28,7 @@ from twenty48_replay.i18n import N_, _, ngettext, number
 from twenty48_replay.store import GameSession, Store
 from twenty48_replay.text import printable
 
+from ..directions import ARROWS, NAMES
 from ..output import warn
 from .keybar import KeyBar, Shorter
 from .language import translate_bindings
@@ -42,21 +43,6 @@ from .widgets import (
 
 #: How long "+16" stays next to the score.
 GAINED_SECONDS = 1.5
-
-ARROWS = {
-    Direction.UP: "↑",
-    Direction.DOWN: "↓",
-    Direction.LEFT: "←",
-    Direction.RIGHT: "→",
-}
-
-#: The directions' names as the player reads them (translated where shown).
-DIRECTION_NAMES = {
-    Direction.UP: N_("up"),
-    Direction.DOWN: N_("down"),
-    Direction.LEFT: N_("left"),
-    Direction.RIGHT: N_("right"),
-}
 
 BestMove = Callable[[Board], tuple[Direction | None, dict[Direction, float]]]
 
@@ -478,7 +464,7 @@ class GameScreen(Responsive, Screen[None]):
             self.assisted.add(game_id)
         self.set_status(
             _("hint: {arrow} {direction}  (game marked assisted)").format(
-                arrow=ARROWS[direction], direction=_(DIRECTION_NAMES[direction])
+                arrow=ARROWS[direction.letter], direction=_(NAMES[direction.letter])
             )
         )
 

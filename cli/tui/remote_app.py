@@ -19,9 +19,9 @@ from textual.binding import Binding, BindingType
 from twenty48_replay.board import Direction
 from twenty48_replay.client import MoveRefusedError, RemoteGame
 from twenty48_replay.errors import NullMoveError
-from twenty48_replay.game import Spawn
+from twenty48_replay.game import MoveOutcome, Spawn
 from twenty48_replay.i18n import N_, _
-from twenty48_replay.store import MoveOutcome, Store
+from twenty48_replay.store import Store
 from twenty48_replay.text import printable
 
 from .keybar import Shorter

@@ -33,8 +33,8 @@ from twenty48_replay.replay import Step
 from twenty48_replay.text import printable
 from twenty48_replay.timeline import Timeline
 
+from ..directions import ARROWS, NAMES
 from ..render import cell_name
-from ..replay_cmd import ARROWS
 from .keybar import KeyBar, Shorter
 from .language import translate_bindings
 from .replay_layout import Banner, plan
@@ -60,7 +60,6 @@ FRAME_RATE: Final = 30
 #: How far PgUp/PgDn jump.
 PAGE: Final = 10
 
-NAMES: Final = {"U": N_("up"), "D": N_("down"), "L": N_("left"), "R": N_("right")}
 #: The original's colour for a tile that just merged, used for alerts here.
 ALERT = "#f65e3b"
 INVALID_RED = "#c0392b"

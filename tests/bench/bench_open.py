@@ -8,7 +8,7 @@ times (median of ``--runs``, milliseconds), each in a fresh process state
 as far as the library allows:
 
 * opening the store (marker check, whole-schema comparison, engine);
-* ``open_game`` / ``export_record``: the checked read (row fields, log rows,
+* ``open_game`` / ``game_as_record``: the checked read (row fields, log rows,
   SHA-256 digest, move count, replay and projection comparison);
 * the parts of that read alone: fetching the log, hashing it, replaying it.
 
@@ -29,7 +29,7 @@ from typing import Any
 
 from twenty48_replay import Record
 from twenty48_replay.replay import final_state
-from twenty48_replay.store import Store, repository
+from twenty48_replay.store import Store, reads
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -97,15 +97,15 @@ def main() -> None:
 
             def fetch() -> None:
                 with store.reading() as connection:
-                    rows["info"] = repository.get_game(connection, game_id)
-                    rows["log"] = repository.move_log(connection, game_id)
-                    rows["digest"] = repository.stored_digest(connection, game_id)
+                    rows["info"] = reads.get_game(connection, game_id)
+                    rows["log"] = reads.move_log(connection, game_id)
+                    rows["digest"] = reads.stored_digest(connection, game_id)
 
             show("warm: fetch row + log + digest", median_ms(fetch, args.runs))
             letters = rows["log"][0]
             show(
                 "warm: SHA-256 of the move string",
-                median_ms(lambda: repository.log_digest(letters), args.runs),
+                median_ms(lambda: reads.log_digest(letters), args.runs),
             )
             show(
                 "warm: replay of the log",
@@ -114,7 +114,7 @@ def main() -> None:
             show(
                 "warm: every check (digest, count, replay, compare)",
                 median_ms(
-                    lambda: repository.game_problems(
+                    lambda: reads.game_problems(
                         rows["info"], letters, rows["log"][1], rows["digest"]
                     ),
                     args.runs,
@@ -125,8 +125,8 @@ def main() -> None:
                 median_ms(lambda: store.open_game(game_id), args.runs),
             )
             show(
-                "warm: export_record (checked read)",
-                median_ms(lambda: store.export_record(game_id), args.runs),
+                "warm: game_as_record (checked read)",
+                median_ms(lambda: store.game_as_record(game_id), args.runs),
             )
 
 

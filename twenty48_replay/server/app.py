@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import sys
 import traceback
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
@@ -29,21 +28,18 @@ from twenty48_replay import fair
 from twenty48_replay.errors import RecordError
 from twenty48_replay.record import MAX_INPUT_BYTES, Record
 from twenty48_replay.replay import verify
-from twenty48_replay.server import entries, error_page, jobs, pages, parsing
+from twenty48_replay.server import answers, error_page, pages, parsing, write_jobs
 from twenty48_replay.server.api_errors import ApiError, not_found
-from twenty48_replay.server.bots import Analyzer, suspected_bot
-from twenty48_replay.server.config import ServerConfig, key_path
+from twenty48_replay.server.bots import suspected_bot
+from twenty48_replay.server.config import ServerConfig
 from twenty48_replay.server.fastpath import MovesFastPath
+from twenty48_replay.server.live_games import GameEntry, load_entry
 from twenty48_replay.server.openapi import openapi_document
-from twenty48_replay.server.writer import GroupWriter
-from twenty48_replay.signing import ServerKey
-from twenty48_replay.store import Store, iso_ms
+from twenty48_replay.server.server import Server
 from twenty48_replay.store import fair_games as fair_store
+from twenty48_replay.timestamps import iso_ms
 
 log = logging.getLogger("twenty48.server")
-
-#: Seconds between the interpreter's forced thread switches in a server process.
-SWITCH_INTERVAL = 0.0005
 
 Handler = Callable[[Request], Awaitable[Response]]
 
@@ -58,38 +54,6 @@ class JSON(JSONResponse):
 def error_response(status: int, reason: str) -> Response:
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
     return JSON({"error": reason}, status_code=status, headers=headers)
-
-
-class Server:
-    """The running server's parts: store, key, writer and analyzer."""
-
-    def __init__(self, config: ServerConfig) -> None:
-        self.config = config
-        self.store = Store(config.db)
-        try:
-            self.key = ServerKey.load_or_create(key_path(config))
-        except BaseException:
-            self.store.close()
-            raise
-        self.writer = GroupWriter(self.store, self.key)
-        self.analyzer = Analyzer(self.store, config) if config.analyze else None
-
-    def start(self) -> None:
-        # The writer thread releases the interpreter lock for every database call
-        # (sqlite3 and psycopg do) and must then wait for the event loop thread to
-        # hand it back, which a busy loop does only every switch interval (5 ms by
-        # default): several waits per commit.  Measured under the benchmark's closed
-        # loop: 0.5 ms took the same machine from ~2,050 to ~2,500-2,900 moves/s.
-        sys.setswitchinterval(SWITCH_INTERVAL)
-        self.writer.start()
-        if self.analyzer is not None:
-            self.analyzer.start()
-
-    def stop(self) -> None:
-        if self.analyzer is not None:
-            self.analyzer.stop()
-        self.writer.stop()
-        self.store.close()
 
 
 def create_app(config: ServerConfig | None = None) -> MovesFastPath:
@@ -179,7 +143,7 @@ async def well_known(_request: Request, server: Server) -> Response:
 async def create_game(request: Request, server: Server) -> Response:
     body = await parsing.json_object(request)
     player = parsing.player_name(body)
-    answer = await server.writer.run(jobs.CreateGame(player))
+    answer = await server.writer.run(write_jobs.CreateGame(player))
     return JSON(answer, status_code=201)
 
 
@@ -192,7 +156,7 @@ async def start_game(request: Request, server: Server) -> Response:
         client_seed = fair.validate_client_seed(raw)
     except RecordError as exc:
         raise ApiError(422, str(exc)) from None
-    return JSON(await server.writer.run(jobs.StartGame(fair_id, token, client_seed)))
+    return JSON(await server.writer.run(write_jobs.StartGame(fair_id, token, client_seed)))
 
 
 async def play_move(request: Request, server: Server) -> Response:
@@ -203,27 +167,27 @@ async def play_move(request: Request, server: Server) -> Response:
     if letter not in ("U", "D", "L", "R"):
         raise ApiError(400, "field 'move' must be one of U, D, L, R")
     n = parsing.int_field(body, "n", 1, 1_000_000)
-    return JSON(await server.writer.run(jobs.PlayMove(fair_id, token, n, letter)))
+    return JSON(await server.writer.run(write_jobs.PlayMove(fair_id, token, n, letter)))
 
 
 async def finish_game(request: Request, server: Server) -> Response:
     fair_id = parsing.game_id(request)
     token = parsing.bearer_token(request)
     await parsing.read_body(request, parsing.MAX_BODY)  # may be empty; bounded anyway
-    return JSON(await server.writer.run(jobs.FinishGame(fair_id, token)))
+    return JSON(await server.writer.run(write_jobs.FinishGame(fair_id, token)))
 
 
 async def show_game(request: Request, server: Server) -> Response:
     fair_id = parsing.game_id(request)
 
-    def read() -> entries.GameEntry | None:
+    def read() -> GameEntry | None:
         with server.store.reading() as connection:
-            return entries.load_entry(connection, fair_id)
+            return load_entry(connection, fair_id)
 
     entry = await run_in_threadpool(read)
     if entry is None:
         raise not_found(fair_id)
-    return JSON(entries.public_view(entry))
+    return JSON(answers.public_view(entry))
 
 
 async def game_record(request: Request, server: Server) -> Response:
@@ -258,7 +222,7 @@ async def leaderboard(request: Request, server: Server) -> Response:
                 "moves": row.moves,
                 "max_tile": row.max_tile,
                 "ended": iso_ms(row.finished_ms),
-                "record_url": entries.record_url(row.fair_id),
+                "record_url": answers.record_url(row.fair_id),
                 "engine_match_rate": rate,
                 "median_move_interval_ms": row.median_interval_ms,
                 "suspected_bot": suspected_bot(
@@ -286,7 +250,7 @@ async def submit_record(request: Request, server: Server) -> Response:
     result = await run_in_threadpool(verify, record)
     if not result.valid:
         raise ApiError(422, "invalid record: " + "; ".join(result.reasons))
-    job = jobs.SubmitRecord(record, result.board, result.score)
+    job = write_jobs.SubmitRecord(record, result)
     return JSON(await server.writer.run(job), status_code=201)
 
 

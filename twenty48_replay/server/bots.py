@@ -32,8 +32,9 @@ from twenty48_replay.batch import quiet_worker
 from twenty48_replay.board import Direction
 from twenty48_replay.game import GameState
 from twenty48_replay.server.config import ServerConfig
-from twenty48_replay.store import Store, now_ms
+from twenty48_replay.store import Store
 from twenty48_replay.store import fair_games as fair_store
+from twenty48_replay.timestamps import now_ms
 
 log = logging.getLogger("twenty48.server")
 

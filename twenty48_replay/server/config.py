@@ -9,7 +9,7 @@ from typing import Any, Final
 
 import attrs
 
-from twenty48_replay.store import connection as conn
+from twenty48_replay.store import Store
 
 #: Environment variable that carries the settings to uvicorn's worker processes.
 ENV_VAR: Final = "TWENTY48_SERVE_CONFIG"
@@ -52,10 +52,7 @@ def key_path(config: ServerConfig) -> Path:
     """The server's private key: ``--key``, else beside the SQLite file, else the data folder."""
     if config.key is not None:
         return Path(config.key).expanduser()
-    url = conn.resolve_url(config.db)
-    if url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:":
-        database = Path(url.database)
+    database = Store.sqlite_file(config.db)
+    if database is not None:
         return database.with_name(database.name + KEY_SUFFIX)
-    folder = conn.default_path().parent
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder / ("twenty48-server" + KEY_SUFFIX)
+    return Store.data_folder() / ("twenty48-server" + KEY_SUFFIX)

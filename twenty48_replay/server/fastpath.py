@@ -18,7 +18,7 @@ import traceback
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any, Final
 
-from twenty48_replay.server import jobs, parsing
+from twenty48_replay.server import parsing, write_jobs
 from twenty48_replay.server.api_errors import ApiError
 from twenty48_replay.server.writer import GroupWriter
 
@@ -88,4 +88,4 @@ class MovesFastPath:
         if letter not in ("U", "D", "L", "R"):
             raise ApiError(400, "field 'move' must be one of U, D, L, R")
         n = parsing.int_field(obj, "n", 1, 1_000_000)
-        return await self.writer().run(jobs.PlayMove(fair_id, token, n, letter))
+        return await self.writer().run(write_jobs.PlayMove(fair_id, token, n, letter))

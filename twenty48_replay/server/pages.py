@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -28,12 +28,10 @@ from starlette.routing import Route
 from twenty48_replay.server import csp, error_page, parsing, shells
 from twenty48_replay.server.api_errors import ApiError, not_found
 from twenty48_replay.server.assets import AssetIndex, etag_matches
+from twenty48_replay.server.server import Server
 from twenty48_replay.store import fair_games as fair_store
 
-if TYPE_CHECKING:
-    from twenty48_replay.server.app import Server
-
-PageHandler = Callable[[Request, "Server"], Awaitable[Response]]
+PageHandler = Callable[[Request, Server], Awaitable[Response]]
 Wrap = Callable[[PageHandler], Callable[[Request], Awaitable[Response]]]
 
 HTML: Final = "text/html; charset=utf-8"

@@ -11,7 +11,7 @@ themselves: while one commit is flushing, the next requests queue up.
 
 Inside a batch the moves are not written one by one: their appends are
 collected and written as one multi-row compare-and-set UPDATE and one
-multi-row INSERT (:func:`fair_games.append_many`), because every database
+multi-row INSERT (:func:`fair_games.append_moves`), because every database
 call releases the interpreter lock and the event loop thread keeps the
 writer waiting for it.  If any game had moved on (another process
 appended), the batch is rolled back and run again move by move, where each
@@ -35,8 +35,15 @@ from typing import Any
 
 from twenty48_replay.errors import StoreError, Twenty48Error
 from twenty48_replay.server.api_errors import ApiError
-from twenty48_replay.server.jobs import BatchConflictError, BatchView, EntryCache, Job, Signer
-from twenty48_replay.store import Store, now_ms
+from twenty48_replay.server.batch_view import (
+    BatchConflictError,
+    BatchView,
+    EntryCache,
+    Job,
+    Signer,
+)
+from twenty48_replay.store import Store
+from twenty48_replay.timestamps import now_ms
 
 log = logging.getLogger("twenty48.server")
 

@@ -1,4 +1,8 @@
-"""SQL for provably fair games: their secret row, appends, finishing, the leaderboard.
+"""The score server's SQL: fair games (their secret row, appends, finishing, the leaderboard,
+bot signals) and submitted self-seeded records.
+
+The server reaches the database only through this module and
+:class:`~twenty48_replay.store.Store`'s connections.
 
 A fair game is two rows: a ``fair_games`` row made when the player asks
 for a game (server seed, commitment, token hash) and, from ``start`` on,
@@ -11,7 +15,9 @@ Finishing writes the signed record's metadata into ``games.extra`` (so
 is set, and both appends and finishing compare-and-set the projection row,
 so several server processes can share one database: whichever writes
 second finds the row changed and reloads.  Every function here runs inside
-a transaction its caller owns.
+a transaction its caller owns.  The append itself, and the import of a
+verified record, are the local store's (:mod:`twenty48_replay.store.writes`):
+one compare-and-set and one import for every game.
 """
 
 from __future__ import annotations
@@ -23,10 +29,15 @@ import attrs
 from sqlalchemy import func, select, update
 from sqlalchemy.engine import Connection
 
+from twenty48_replay.fair import FairInfo
 from twenty48_replay.game import GameState
-from twenty48_replay.record import dumps_value
-from twenty48_replay.store import recorder, repository
-from twenty48_replay.store.tables import fair_games, games, moves, submitted_records
+from twenty48_replay.record import Record, dumps_value
+from twenty48_replay.replay import VerifyResult
+from twenty48_replay.store import reads, writes
+from twenty48_replay.store.reads import GameInfo
+from twenty48_replay.store.tables import CLIENT, fair_games, games, moves, submitted_records
+from twenty48_replay.store.writes import Append as Append  # the server batches these
+from twenty48_replay.timestamps import iso_ms
 
 
 @attrs.frozen(slots=True)
@@ -112,157 +123,41 @@ def start(
     player = connection.execute(
         select(fair_games.c.player).where(fair_games.c.id == fair_id)
     ).scalar_one()
-    game_id = recorder.create_game(
-        connection, state, player=player, now_ms=now_ms, digest=repository.log_digest("")
+    game_id = writes.create_game(
+        connection, state, player=player, now_ms=now_ms, digest=reads.log_digest("")
     )
     connection.execute(update(fair_games).where(fair_games.c.id == fair_id).values(game_id=game_id))
     return game_id
 
 
-#: The append of one move, as plain SQL run on the driver's cursor: building the
-#: same statements with SQLAlchemy Core costs ~0.3 ms of CPU per move, which at
-#: thousands of moves per second is most of a core (measured with cProfile).
-_APPEND_UPDATE = (
-    "UPDATE games SET move_count = {p}, score = {p}, max_tile = {p}, board = {p}, won = {p}, "
-    '"over" = {p}, updated_ms = {p} WHERE id = {p} AND move_count = {p} AND extra IS NULL'
-)
-_APPEND_INSERT = (
-    "INSERT INTO moves (game_id, seq, direction, played_ms) VALUES ({p}, {p}, {p}, {p})"
-)
-#: The log digest moves on with the log (compare-and-set on the digest read).
-_APPEND_DIGEST = "UPDATE log_digests SET digest = {p} WHERE game_id = {p} AND digest = {p}"
-
-
-def append_move(
-    connection: Connection,
+def move_append(
     game_id: int,
-    expected_moves: int,
+    letters: str,
     letter: str,
     after: GameState,
     now_ms: int,
-    digests: tuple[str, str],
-) -> bool:
-    """Append move ``expected_moves + 1``; False if the game moved on (the caller rolls back).
+    *,
+    max_tile: int,
+    won: bool,
+    over: bool,
+) -> Append:
+    """The append of ``letter`` to the log ``letters``, leaving the game at ``after``.
 
-    Like :func:`recorder.append_move` (``digests``: the log digest before and
-    after this move), plus: a finished game (``extra`` set) takes no more moves.
+    Builds the row and both log digests; ``max_tile``, ``won`` and ``over``
+    are ``after``'s, computed once by the caller.
     """
-    mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
-    cursor = connection.connection.cursor()
-    try:
-        cursor.execute(
-            _APPEND_UPDATE.format(p=mark),
-            (
-                after.moves,
-                after.score,
-                after.max_tile,
-                f"{after.board.packed:020x}",
-                after.won,
-                after.over,
-                now_ms,
-                game_id,
-                expected_moves,
-            ),
-        )
-        if cursor.rowcount != 1:
-            return False
-        cursor.execute(_APPEND_INSERT.format(p=mark), (game_id, expected_moves + 1, letter, now_ms))
-        cursor.execute(_APPEND_DIGEST.format(p=mark), (digests[1], game_id, digests[0]))
-        if cursor.rowcount != 1:
-            return False
-    finally:
-        cursor.close()
-    return True
+    digests = (reads.log_digest(letters), reads.log_digest(letters + letter))
+    return Append.of(game_id, letter, after, now_ms, digests, max_tile=max_tile, won=won, over=over)
 
 
-@attrs.frozen(slots=True)
-class Append:
-    """One move to append: the game, the move count it expects, the move, the projection."""
+def append_moves(connection: Connection, appends: list[Append]) -> bool:
+    """Append moves of distinct fair games; False if any game moved on (the caller rolls back).
 
-    game_id: int
-    expected_moves: int
-    letter: str
-    moves: int
-    score: int
-    max_tile: int
-    board: str
-    won: bool
-    over: bool
-    now_ms: int
-    #: The log digest this append expects, and the one it leaves.
-    digest_before: str
-    digest_after: str
-
-
-def append_many(connection: Connection, appends: list[Append]) -> bool:
-    """Append moves of distinct games with two statements; False if any game moved on.
-
-    One multi-row UPDATE (compare-and-set on every projection row, from a
-    VALUES list) and one multi-row INSERT: the driver runs two statements
-    whatever the batch size, and (the point on a busy server) releases and
-    re-takes Python's interpreter lock twice instead of twice per move.
-    On False some rows may have been updated: the caller must roll back.
+    The local store's compare-and-set (:func:`twenty48_replay.store.writes.append_moves`),
+    plus: a finished game (``extra`` set) takes no more moves.  One game or a
+    whole batch, in three statements.
     """
-    if not appends:
-        return True
-    mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
-    postgres = connection.dialect.name == "postgresql"
-    row = "(" + ", ".join([mark] * 9) + ")"
-    if postgres:  # VALUES columns get their types from the first row; state them
-        row = (
-            f"({mark}::integer, {mark}::integer, {mark}::integer, {mark}::bigint, "
-            f"{mark}::integer, {mark}::varchar, {mark}::boolean, {mark}::boolean, "
-            f"{mark}::bigint)"
-        )
-    update_sql = (
-        "UPDATE games SET move_count = v.column3, score = v.column4, max_tile = v.column5, "
-        'board = v.column6, won = v.column7, "over" = v.column8, updated_ms = v.column9 '
-        f"FROM (VALUES {', '.join([row] * len(appends))}) AS v "
-        "WHERE games.id = v.column1 AND games.move_count = v.column2 AND games.extra IS NULL"
-    )
-    params: list[Any] = []
-    for a in appends:
-        params.extend(
-            (
-                a.game_id,
-                a.expected_moves,
-                a.moves,
-                a.score,
-                a.max_tile,
-                a.board,
-                a.won,
-                a.over,
-                a.now_ms,
-            )
-        )
-    insert_row = "(" + ", ".join([mark] * 4) + ")"
-    insert_sql = "INSERT INTO moves (game_id, seq, direction, played_ms) VALUES " + ", ".join(
-        [insert_row] * len(appends)
-    )
-    inserts: list[Any] = []
-    for a in appends:
-        inserts.extend((a.game_id, a.expected_moves + 1, a.letter, a.now_ms))
-    digest_row = f"({mark}::integer, {mark}, {mark})" if postgres else f"({mark}, {mark}, {mark})"
-    digest_sql = (
-        "UPDATE log_digests SET digest = v.column3 "
-        f"FROM (VALUES {', '.join([digest_row] * len(appends))}) AS v "
-        "WHERE log_digests.game_id = v.column1 AND log_digests.digest = v.column2"
-    )
-    digests: list[Any] = []
-    for a in appends:
-        digests.extend((a.game_id, a.digest_before, a.digest_after))
-    cursor = connection.connection.cursor()
-    try:
-        cursor.execute(update_sql, params)
-        if cursor.rowcount != len(appends):
-            return False
-        cursor.execute(insert_sql, inserts)
-        cursor.execute(digest_sql, digests)
-        if cursor.rowcount != len(appends):
-            return False
-    finally:
-        cursor.close()
-    return True
+    return writes.append_moves(connection, appends, unfinished_only=True) is None
 
 
 def finish(
@@ -298,9 +193,49 @@ def finish(
     return True
 
 
-def game_log(connection: Connection, game_id: int) -> tuple[repository.GameInfo, str]:
+def fair_record(row: FairRow, state: GameState, letters: str, key_id: str, now_ms: int) -> Record:
+    """The record of a fair game that ends now, with its ``fair`` object, not yet signed.
+
+    ``row`` must be started (client seed and start time set).
+    """
+    assert row.client_seed is not None
+    assert row.started_ms is not None
+    started, ended = _iso(row.started_ms), _iso(now_ms)
+    info = FairInfo(
+        commitment=row.commitment,
+        server_seed=row.server_seed,
+        client_seed=row.client_seed,
+        key_id=key_id,
+        game_id=row.id,
+        started=started,
+        ended=ended,
+    )
+    return Record(
+        seed=state.seed,
+        moves=letters,
+        score=state.score,
+        max_tile=state.max_tile,
+        final_board=tuple(tuple(r) for r in state.board.to_rows()),  # type: ignore[misc]
+        extra={
+            "player": row.player,
+            "started": started,
+            "finished": ended,
+            "client": CLIENT,
+            "fair": info.to_dict(),
+        },
+    )
+
+
+def _iso(ms: int) -> str:
+    """A server clock reading as RFC 3339 (always within a datetime's range)."""
+    text = iso_ms(ms)
+    assert text is not None
+    return text
+
+
+def game_log(connection: Connection, game_id: int) -> tuple[GameInfo, str]:
     """A game's row and its move string."""
-    return repository.get_game(connection, game_id), repository.move_letters(connection, game_id)
+    return reads.get_game(connection, game_id), reads.move_letters(connection, game_id)
 
 
 def move_times(connection: Connection, game_id: int) -> list[int | None]:
@@ -422,6 +357,19 @@ def store_analysis(
     )
 
 
+def submit_record(
+    connection: Connection, record: Record, result: VerifyResult, now_ms: int
+) -> tuple[int, bool]:
+    """Store a verified self-seeded record and list it apart: (game id, whether a duplicate).
+
+    An exact duplicate of a stored game is not stored again, but listed
+    (once); see :func:`twenty48_replay.store.writes.import_verified`.
+    """
+    game_id, duplicate = writes.import_verified(connection, record, result, now_ms)
+    mark_submitted(connection, game_id, now_ms)
+    return game_id, duplicate
+
+
 def mark_submitted(connection: Connection, game_id: int, now_ms: int) -> bool:
     """List an imported game among submitted self-seeded records (False if it already is)."""
     exists = connection.execute(
@@ -433,7 +381,7 @@ def mark_submitted(connection: Connection, game_id: int, now_ms: int) -> bool:
     return True
 
 
-def submitted(connection: Connection, limit: int) -> list[repository.GameInfo]:
+def submitted(connection: Connection, limit: int) -> list[GameInfo]:
     """Submitted self-seeded records, best score first."""
     ids = connection.execute(
         select(games.c.id)
@@ -441,4 +389,4 @@ def submitted(connection: Connection, limit: int) -> list[repository.GameInfo]:
         .order_by(games.c.score.desc(), games.c.move_count.asc(), games.c.id.asc())
         .limit(limit)
     ).scalars()
-    return [repository.get_game(connection, int(i)) for i in list(ids)]
+    return [reads.get_game(connection, int(i)) for i in list(ids)]

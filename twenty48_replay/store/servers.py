@@ -24,7 +24,7 @@ import attrs
 from sqlalchemy import Connection, delete, func, insert, select
 
 from twenty48_replay.record import loads_value
-from twenty48_replay.store.repository import is_sealed
+from twenty48_replay.store.reads import is_sealed
 from twenty48_replay.store.tables import games, meta
 
 #: Meta rows ``server-url:<16 hex digits>`` hold a signing key's server URL.

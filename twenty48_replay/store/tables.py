@@ -33,9 +33,14 @@ from sqlalchemy import (
 )
 from sqlalchemy.types import TypeDecorator, TypeEngine
 
+from twenty48_replay import __version__
+from twenty48_replay.board import Board
+
 #: Bumped whenever the schema changes; a newer database is refused.
 SCHEMA_VERSION: Final = 2
 APPLICATION: Final = "twenty48-replay"
+#: The ``client`` of the records this program writes (exported games, signed fair records).
+CLIENT: Final = f"{APPLICATION} {__version__}"
 
 _ESCAPE: Final = "\x01"
 _NEEDS_ESCAPE: Final = re.compile("[\x00\x01\ud800-\udfff]")
@@ -105,7 +110,7 @@ class LosslessText(TypeDecorator[str]):
         return None if value is None else escape_text(value)
 
     def process_result_value(self, value: Any, dialect: Dialect) -> Any:
-        # A damaged row may hold another type here; the repository reports it.
+        # A damaged row may hold another type here; store.reads reports it.
         return unescape_text(value) if isinstance(value, str) else value
 
 
@@ -131,7 +136,7 @@ games = Table(
     Column("move_count", Integer, nullable=False, default=0),
     Column("score", BigInteger, nullable=False, default=0),
     Column("max_tile", Integer, nullable=False),
-    Column("board", String(20), nullable=False),  # packed board, hex (see rows.py)
+    Column("board", String(20), nullable=False),  # packed board, hex: see board_text
     Column("won", Boolean, nullable=False, default=False),
     Column("over", Boolean, nullable=False, default=False),
     Column("assisted", Boolean, nullable=False, default=False),
@@ -140,6 +145,17 @@ games = Table(
     Index("games_by_seed", "seed"),
     Index("games_by_updated", "updated_ms"),
 )
+
+
+def board_text(board: Board) -> str:
+    """How the ``board`` column holds a board: its packed integer as 20 lowercase hex digits.
+
+    The one place that writes the encoding (local moves, imports, the
+    server's appends); :mod:`twenty48_replay.store.reads` checks it on the
+    way back, as it checks every stored field.
+    """
+    return f"{board.packed:020x}"
+
 
 moves = Table(
     "moves",

@@ -1,98 +1,24 @@
-"""A fair game's live state on the server, and the JSON answers built from it.
+"""The JSON answers of the game API, built from a game's live state.
 
-:class:`GameEntry` is immutable: the writer derives the next entry from the
-current one and keeps it only once the transaction that stored it has
-committed, so a failed commit leaves the cache as it was.
+Nothing here reveals more than a client may see: the server seed is in
+:func:`public_view` only once the game is finished.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 from typing import Any
-
-import attrs
-from sqlalchemy.engine import Connection
 
 from twenty48_replay.board import Direction
 from twenty48_replay.game import GameState, Spawn
-from twenty48_replay.store import fair_games as fair_store
-from twenty48_replay.store.fair_games import FairRow
+from twenty48_replay.server.live_games import Facts, GameEntry, replay_to
 
 #: Rows of a board as the API sends them.
 Rows = list[list[int]]
 
 
-def token_hash(token: str) -> str:
-    """How a bearer token is stored: the hex SHA-256 of its UTF-8 bytes."""
-    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def token_matches(token: str, stored_hash: str) -> bool:
-    """Constant-time comparison of a presented token with the stored hash."""
-    return hmac.compare_digest(token_hash(token), stored_hash)
-
-
-@attrs.frozen(slots=True)
-class GameEntry:
-    """One fair game as the writer knows it.
-
-    ``state`` is None until the game is started; ``letters`` is its log;
-    ``finished`` means the record is signed and stored (no more moves).
-    """
-
-    row: FairRow
-    state: GameState | None
-    letters: str
-    finished: bool
-
-    @property
-    def fair_id(self) -> int:
-        """The game's id in the API."""
-        return self.row.id
-
-    @property
-    def moves(self) -> int:
-        """Moves played so far."""
-        return 0 if self.state is None else self.state.moves
-
-
-def load_entry(connection: Connection, fair_id: int) -> GameEntry | None:
-    """Read a fair game and replay its log (None if there is no such game)."""
-    row = fair_store.load(connection, fair_id)
-    if row is None:
-        return None
-    if row.game_id is None or row.client_seed is None:
-        return GameEntry(row, None, "", finished=row.finished_ms is not None)
-    info, letters = fair_store.game_log(connection, row.game_id)
-    state = replay_to(info.seed, letters)
-    return GameEntry(row, state, letters, finished=row.finished_ms is not None)
-
-
-def replay_to(seed: str, letters: str) -> GameState:
-    """The state after playing ``letters`` from the opening of ``seed``."""
-    state = GameState.new(seed)
-    for letter in letters:
-        state = state.play(Direction(letter))[0]
-    return state
-
-
 def board_rows(state: GameState) -> Rows:
     """The board as 4 rows of 4 integers."""
     return [list(row) for row in state.board.to_rows()]
-
-
-@attrs.frozen(slots=True)
-class Facts:
-    """What a state's board implies, computed once (``over`` tries all four slides)."""
-
-    max_tile: int
-    won: bool
-    over: bool
-
-    @classmethod
-    def of(cls, state: GameState) -> Facts:
-        return cls(state.max_tile, state.won, state.over)
 
 
 def state_answer(state: GameState, facts: Facts | None = None) -> dict[str, Any]:

@@ -1,0 +1,145 @@
+"""The games as one write batch sees them, and what a write job is.
+
+Every job reads its game through a :class:`BatchView` (the entries this
+batch already changed, else the writer's :class:`EntryCache`, else the
+database), does its SQL on the batch's connection, and returns its answer
+or raises :class:`ApiError` without writing anything.  The view's changes
+reach the cache only after the batch's transaction committed.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any, Protocol
+
+import attrs
+from sqlalchemy.engine import Connection
+
+from twenty48_replay.game import GameState
+from twenty48_replay.server.api_errors import not_found
+from twenty48_replay.server.live_games import Facts, GameEntry, load_entry
+from twenty48_replay.store import fair_games as fair_store
+
+#: Games whose state the writer keeps in memory.
+CACHE_SIZE = 20_000
+
+
+class Signer(Protocol):
+    """What the writer needs of the server key (``signing.ServerKey``)."""
+
+    @property
+    def key_id(self) -> str: ...
+
+    def sign_record(self, record_dict: dict[str, Any]) -> dict[str, Any]: ...
+
+
+class EntryCache:
+    """Recently used games, least recently used dropped first (writer thread only)."""
+
+    def __init__(self, size: int = CACHE_SIZE) -> None:
+        self.size = size
+        self._entries: OrderedDict[int, GameEntry] = OrderedDict()
+
+    def get(self, fair_id: int) -> GameEntry | None:
+        entry = self._entries.get(fair_id)
+        if entry is not None:
+            self._entries.move_to_end(fair_id)
+        return entry
+
+    def put(self, entry: GameEntry) -> None:
+        self._entries[entry.fair_id] = entry
+        self._entries.move_to_end(entry.fair_id)
+        while len(self._entries) > self.size:
+            self._entries.popitem(last=False)
+
+    def drop(self, fair_id: int) -> None:
+        self._entries.pop(fair_id, None)
+
+
+@attrs.define
+class BatchView:
+    """The games as one batch sees them; its changes reach the cache only after commit."""
+
+    connection: Connection
+    cache: EntryCache
+    signer: Signer
+    now_ms: int
+    #: Batch the appends into one compare-and-set at :meth:`flush` (the fast path);
+    #: False runs each append at once (the path after a conflict).
+    deferred: bool = False
+    changed: dict[int, GameEntry] = attrs.field(factory=dict)
+    appends: list[fair_store.Append] = attrs.field(factory=list)
+    _pending: set[int] = attrs.field(factory=set)
+
+    def append(
+        self, game_id: int, letters: str, letter: str, after: GameState, facts: Facts
+    ) -> bool:
+        """Append ``letter`` to the log ``letters`` (now, or at the next flush).
+
+        False if the game moved on.
+        """
+        append = fair_store.move_append(
+            game_id,
+            letters,
+            letter,
+            after,
+            self.now_ms,
+            max_tile=facts.max_tile,
+            won=facts.won,
+            over=facts.over,
+        )
+        if not self.deferred:
+            return fair_store.append_moves(self.connection, [append])
+        if game_id in self._pending:
+            self.flush()
+        self._pending.add(game_id)
+        self.appends.append(append)
+        return True
+
+    def flush(self) -> None:
+        """Write the deferred appends; :class:`BatchConflict` if any game had moved on."""
+        if not self.appends:
+            return
+        appends, self.appends = self.appends, []
+        self._pending.clear()
+        if not fair_store.append_moves(self.connection, appends):
+            raise BatchConflictError
+
+    def get(self, fair_id: int, *, fresh: bool = False) -> GameEntry:
+        """The game as this batch sees it; ``fresh``: as the database has it now."""
+        if not fresh:
+            entry = self.changed.get(fair_id) or self.cache.get(fair_id)
+            if entry is not None:
+                return entry
+        else:
+            self.flush()  # the database must hold this batch's own appends first
+        entry = load_entry(self.connection, fair_id)
+        if entry is None:
+            raise not_found(fair_id)
+        self.changed[fair_id] = entry
+        return entry
+
+    def put(self, entry: GameEntry) -> None:
+        self.changed[entry.fair_id] = entry
+
+    def commit(self) -> None:
+        for entry in self.changed.values():
+            self.cache.put(entry)
+
+    def discard(self) -> None:
+        """After a failed transaction: forget what this batch loaded or changed."""
+        for fair_id in self.changed:
+            self.cache.drop(fair_id)
+
+
+class BatchConflictError(Exception):
+    """A deferred append found its game changed: roll back, run the batch move by move."""
+
+
+class Job(Protocol):
+    """One write request; ``order`` sorts a batch so every process locks rows in one order."""
+
+    @property
+    def order(self) -> int: ...
+
+    def run(self, view: BatchView) -> dict[str, Any]: ...
