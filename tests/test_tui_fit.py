@@ -86,6 +86,11 @@ def run(app: App[Any], size: tuple[int, int], scenario: Scenario) -> None:
     async def go() -> None:
         async with app.run_test(size=size) as pilot:
             await pilot.pause()
+            for _ in range(50):  # the key bar composes its keys once the bindings are known
+                if app.screen.query(FooterKey):
+                    break
+                await pilot.pause(0.05)
+            await pilot.pause()
             await scenario(app, pilot)
 
     asyncio.run(go())

@@ -32,8 +32,10 @@ from ..directions import ARROWS, NAMES
 from ..output import warn
 from .keybar import KeyBar, Shorter
 from .language import translate_bindings
+from .prose import Prose
 from .screens import Choice, ConflictScreen, GameOverScreen, HelpScreen, RulesScreen, WinScreen
 from .widgets import (
+    COMPACT,
     BoardView,
     ChromeColours,
     Responsive,
@@ -129,19 +131,30 @@ class GameScreen(Responsive, Screen[None]):
         color: $t48-text;
     }
     GameScreen.-medium #info {
+        display: none;
+    }
+    GameScreen.-fair.-medium #info {
+        display: block;
         margin-top: 0;
         height: 1;
         text-wrap: nowrap;
         text-overflow: ellipsis;
     }
-    GameScreen.-compact #logo {
+    GameScreen.-medium #logo, GameScreen.-compact #logo {
         display: none;
     }
     GameScreen #side-info {
+        display: none;
         height: auto;
-        max-height: 4;
+        max-height: 5;
         margin-top: 1;
         color: $t48-text;
+    }
+    GameScreen.-medium #side-info, GameScreen.-compact #side-info {
+        display: block;
+    }
+    GameScreen.-compact #side-info {
+        max-height: 4;
     }
     GameScreen #status {
         height: 1;
@@ -180,7 +193,7 @@ class GameScreen(Responsive, Screen[None]):
                     yield ScoreBox(_("SCORE"), id="score")
                     yield ScoreBox(_("BEST"), id="best")
                     yield ScoreBox(_("MOVES"), id="moves")
-                    yield Static("", id="side-info", classes="compact-only", markup=False)
+                    yield Prose([], id="side-info", markup=False)
             yield Static("", id="info", classes="roomy-only", markup=False)
             yield Static("", id="status", markup=False)
         yield KeyBar()
@@ -208,7 +221,7 @@ class GameScreen(Responsive, Screen[None]):
         self.query_one("#score", ScoreBox).show(state.score, "")
         self._refresh_side()
         self.query_one("#info", Static).update(self.identity())
-        self.query_one("#side-info", Static).update(self.short_identity())
+        self._refresh_side_identity()
         self.set_status(self.standing_note(), notice=state.over)
 
     def identity(self) -> str:
@@ -220,6 +233,24 @@ class GameScreen(Responsive, Screen[None]):
         if session.player:
             line += " · " + _("player {name}").format(name=printable(session.player))
         return line
+
+    def side_identity(self) -> str:
+        """What the side column says under the score boxes (medium and compact layouts).
+
+        At 60 columns the line under the board would cut the seed or the
+        name, so the identity wraps in the side column instead; at 40 the
+        column is 10 cells wide and holds the game's number.
+        """
+        return self.short_identity() if self.has_class(COMPACT) else self.identity()
+
+    def _refresh_side_identity(self) -> None:
+        self.query_one("#side-info", Prose).set_blocks([self.side_identity()])
+
+    def apply_layout(self, width: int, height: int) -> None:
+        """Lay out for the size, then say in the side column what fits there."""
+        super().apply_layout(width, height)
+        if self.is_mounted:
+            self._refresh_side_identity()
 
     def short_identity(self) -> str:
         """The game's number, for the compact layout's side column."""

@@ -177,6 +177,13 @@ def layout(blocks: Sequence[Block], width: int, *, markup: bool = True) -> list[
     return lines
 
 
+def _whole(blocks: Sequence[Block]) -> str:
+    """All of the blocks' text, unwrapped (what the widget says, for ``content``)."""
+    return "\n".join(
+        f"{block.keys}  {block.text}" if isinstance(block, KeyRow) else block for block in blocks
+    ).replace(NO_BREAK, " ")
+
+
 class Prose(Static):
     """Paragraphs and key rows, wrapped by :func:`layout` for the width the widget gets.
 
@@ -195,11 +202,12 @@ class Prose(Static):
         """``markup`` False: the blocks are plain text (record text, never markup)."""
         self.blocks = list(blocks)
         self.markup_blocks = markup
-        whole = "\n".join(
-            f"{block.keys}  {block.text}" if isinstance(block, KeyRow) else block
-            for block in self.blocks
-        ).replace(NO_BREAK, " ")
-        super().__init__(whole, id=id, classes=classes, markup=markup)
+        super().__init__(_whole(self.blocks), id=id, classes=classes, markup=markup)
+
+    def set_blocks(self, blocks: Sequence[Block]) -> None:
+        """Show other text."""
+        self.blocks = list(blocks)
+        self.update(_whole(self.blocks))
 
     def lines(self, width: int) -> list[Content]:
         """The drawn lines at ``width`` cells."""

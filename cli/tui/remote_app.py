@@ -27,6 +27,7 @@ from twenty48_replay.text import printable
 from .keybar import Shorter
 from .play_app import GameScreen, PlayApp
 from .screens import MOVE_KEYS, ConfirmEndScreen, HelpCard, HelpScreen
+from .widgets import COMPACT
 
 FAIR_HELP = HelpCard(
     heading=N_("twenty48 — a fair game"),
@@ -108,6 +109,17 @@ class RemoteGameScreen(GameScreen):
     OFFERS_NEW_GAME = False
     QUIT_LABEL = N_("End and sign (q)")
 
+    def __init__(self, store: Store, session: RemoteSession) -> None:
+        super().__init__(store, session)  # type: ignore[arg-type]
+        self.add_class("-fair")  # the line under the board stays at 60 columns
+
+    def side_identity(self) -> str:
+        """At 60 columns the whole commitment wraps in the side column (64 hex characters)."""
+        if self.has_class(COMPACT):
+            return self.short_identity()
+        game: RemoteGame = self.session.game  # type: ignore[attr-defined]
+        return _("commitment {commitment}").format(commitment=game.commitment)
+
     def identity(self) -> str:
         """Which game, on which server, and the whole commitment (64 hex characters)."""
         game: RemoteGame = self.session.game  # type: ignore[attr-defined]
@@ -151,7 +163,7 @@ class RemotePlayApp(PlayApp):
 
     def __init__(self, store: Store, session: RemoteSession) -> None:
         super().__init__(store, session)  # type: ignore[arg-type]
-        self.game_screen = RemoteGameScreen(store, session)  # type: ignore[arg-type]
+        self.game_screen = RemoteGameScreen(store, session)
 
 
 def run_remote_app(store: Store, session: RemoteSession) -> Any:
