@@ -12,6 +12,7 @@ record's at the end.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from textual.binding import Binding, BindingType
@@ -26,6 +27,7 @@ from twenty48_replay.text import printable
 
 from .keybar import Shorter
 from .play_app import GameScreen, PlayApp
+from .prose import Block
 from .screens import MOVE_KEYS, ConfirmEndScreen, HelpCard, HelpScreen
 from .widgets import COMPACT
 
@@ -59,6 +61,27 @@ FAIR_HELP = HelpCard(
         ),
     ),
 )
+
+
+@dataclass(frozen=True)
+class FairHelpCard(HelpCard):
+    """The fair game's help, ending with this game's whole commitment.
+
+    At 40 columns the game screen has no room for its 64 hex characters;
+    the help card always has.
+    """
+
+    commitment: str = ""
+
+    def blocks(self) -> list[Block]:
+        """The card's text, then the commitment."""
+        return [
+            *super().blocks(),
+            "",
+            _("This game's commitment, shown before your first move: {commitment}").format(
+                commitment=self.commitment
+            ),
+        ]
 
 
 class RemoteSession:
@@ -141,7 +164,11 @@ class RemoteGameScreen(GameScreen):
 
     def action_help(self) -> None:
         """What fair play means here, and what q does."""
-        self.app.push_screen(HelpScreen(FAIR_HELP))
+        game: RemoteGame = self.session.game  # type: ignore[attr-defined]
+        card = FairHelpCard(
+            FAIR_HELP.heading, FAIR_HELP.keys, FAIR_HELP.notes, commitment=game.commitment
+        )
+        self.app.push_screen(HelpScreen(card))
 
     def action_quit_game(self) -> None:
         """End and sign: at once after game over, else only once the player says so."""
