@@ -530,3 +530,43 @@ def test_the_fair_help_says_why_hints_are_off(
         assert commitment in text
 
     run(app, (40, 15), scenario)
+
+
+@BOTH
+@EACH_SIZE
+def test_after_game_over_move_and_hint_show_as_unavailable(
+    tmp_path: Path, size: tuple[int, int], language: str
+) -> None:
+    """A move or a hint would do nothing: their keys are struck through, the rest are not."""
+    from twenty48_replay.board import Direction
+    from twenty48_replay.game import GameState
+
+    with Store(str(tmp_path / "games.sqlite3")) as store:
+        state = GameState.new("over-fit")
+        session = store.new_game("over-fit")
+        order = (Direction.LEFT, Direction.DOWN, Direction.RIGHT, Direction.UP)
+        while not state.over:
+            direction = next(d for d in order if d in state.board.valid_directions())
+            state, _gained, _spawn = state.play(direction)
+            session.play(direction)
+        app = PlayApp(store, store.open_game(session.id))
+
+        async def scenario(app: App[Any], pilot: Pilot[Any]) -> None:
+            assert isinstance(app.screen, GameOverScreen)
+            await pilot.press("escape")
+            await pilot.pause()
+            await pilot.pause()
+            keys = shown_keys(app.screen)
+            idle = {k.action for k in keys if k.action.startswith(("move", "hint"))}
+            assert idle, "the move and hint keys are shown, as unavailable"
+            for key in keys:
+                unavailable = key.action in idle
+                assert key.has_class("-disabled") == unavailable, key.action
+                if unavailable:  # struck through, not dimmed (dim text reads below 4.5:1)
+                    assert key.styles.text_style.strike, key.action
+            assert "quit_game" in {k.action for k in keys}
+            row = bar_row(app)
+            for key in shown_keys(app.screen):
+                assert f"{key.key_display} {key.description}" in row, row
+
+        run(app, size, scenario)

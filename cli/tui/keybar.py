@@ -12,7 +12,9 @@ to show for the width it has, in three steps:
    as still fit, shown in their order.
 
 A key is never cut: it is shown whole or, in step 3, left to the help card,
-and the help entry then says so.  The entries are Textual's own
+and the help entry then says so.  A key that would do nothing now (a move
+after game over) is struck through rather than dimmed: dim text reads
+below 4.5:1 in 16 colours.  The entries are Textual's own
 ``FooterKey`` widgets, so they look, click and update (``check_action``)
 as in any footer.
 """
@@ -119,6 +121,9 @@ class KeyBar(Footer):
     DEFAULT_CSS = """
     KeyBar {
         height: 1;
+    }
+    KeyBar FooterKey.-disabled {
+        text-style: strike;
     }
     """
 

@@ -223,6 +223,7 @@ class GameScreen(Responsive, Screen[None]):
         self.query_one("#info", Static).update(self.identity())
         self._refresh_side_identity()
         self.set_status(self.standing_note(), notice=state.over)
+        self.refresh_bindings()
 
     def identity(self) -> str:
         """The line under the board that says which game this is."""
@@ -260,6 +261,12 @@ class GameScreen(Responsive, Screen[None]):
         """Best score and move count from the current state."""
         self.query_one("#best", ScoreBox).show(self.best)
         self.query_one("#moves", ScoreBox).show(self.session.state.moves)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """After game over a move or a hint would do nothing: their keys show as unavailable."""
+        if action in ("move", "hint") and self.session.state.over:
+            return None
+        return True
 
     def standing_note(self) -> str:
         """What the status line says when there is no fresher message."""
@@ -317,6 +324,7 @@ class GameScreen(Responsive, Screen[None]):
         )
         self._refresh_side()
         self.set_status(self.standing_note(), notice=state.over)
+        self.refresh_bindings()
         if state.won and not before.won:
             self.app.push_screen(
                 WinScreen(state.score, state.moves, new_game=self.OFFERS_NEW_GAME),
