@@ -70,6 +70,13 @@ ALL_TILES = Board.from_rows(
 )
 
 
+def terminal_of(monkeypatch: pytest.MonkeyPatch, term: str) -> None:
+    """The environment of a terminal with this ``TERM`` and no colour overrides."""
+    monkeypatch.setenv("TERM", term)
+    monkeypatch.delenv("COLORTERM", raising=False)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+
+
 def relative_luminance(rgb: tuple[int, int, int]) -> float:
     """WCAG 2.x relative luminance of an sRGB colour."""
 
@@ -187,9 +194,7 @@ async def back(app: App[Any], pilot: Pilot[Any]) -> None:
 def test_the_game_and_its_dialogs_read_at_4_5_to_1(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, term: str, system: ColorSystem, size: Any
 ) -> None:
-    monkeypatch.setenv("TERM", term)
-    monkeypatch.delenv("COLORTERM", raising=False)
-    monkeypatch.delenv("NO_COLOR", raising=False)
+    terminal_of(monkeypatch, term)
     with Store(str(tmp_path / "games.sqlite3")) as store:
         session = store.new_game("contrast", player="ivy")
         session.play(next(iter(session.state.board.valid_directions())))
@@ -216,9 +221,7 @@ def test_the_game_and_its_dialogs_read_at_4_5_to_1(
 def test_the_replay_viewer_and_its_dialogs_read_at_4_5_to_1(
     monkeypatch: pytest.MonkeyPatch, term: str, system: ColorSystem
 ) -> None:
-    monkeypatch.setenv("TERM", term)
-    monkeypatch.delenv("COLORTERM", raising=False)
-    monkeypatch.delenv("NO_COLOR", raising=False)
+    terminal_of(monkeypatch, term)
     record = Record.from_json((EXAMPLES / "tampered-swapped-move.json").read_text("utf-8"))
     app = ReplayApp(Timeline(record), "swapped", list(verify(record).reasons))
     scenarios: list[tuple[str, Scenario]] = [
@@ -240,8 +243,7 @@ def test_the_replay_markers_read_at_4_5_to_1(
     monkeypatch: pytest.MonkeyPatch, term: str, system: ColorSystem
 ) -> None:
     """The win marker (step of the first 2048) and the game-over marker."""
-    monkeypatch.setenv("TERM", term)
-    monkeypatch.delenv("COLORTERM", raising=False)
+    terminal_of(monkeypatch, term)
     won = Record.from_json((ROOT / "tests" / "data" / "long-2000.json").read_text("utf-8"))
     timeline = Timeline(won)
     assert timeline.winning_step is not None

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from textual import events
@@ -115,7 +115,8 @@ def choose_entries(forms: list[list[Entry]], ranks: Mapping[str, int], width: in
 class KeyBar(Footer):
     """A footer that fits its keys to the terminal's width (module docstring).
 
-    The screen names the shorter forms in ``KEY_BAR_SHORT`` (by action).
+    The screen names the shorter forms in its ``KEY_BAR_SHORT``, a mapping from
+    action to :class:`Shorter`; without one every entry keeps its full form.
     """
 
     DEFAULT_CSS = """
@@ -126,9 +127,6 @@ class KeyBar(Footer):
         text-style: strike;
     }
     """
-
-    #: Screens set this (by action name); an empty map keeps every entry's full form.
-    KEY_BAR_SHORT: ClassVar[Mapping[str, Shorter]] = {}
 
     def __init__(self) -> None:
         # Never compact: the widths above assume the roomy key style.

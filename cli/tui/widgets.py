@@ -135,12 +135,6 @@ def page_css(screen: str) -> str:
     {screen}.-compact ScoreBox {{
         margin-bottom: 1;
     }}
-    {screen} .compact-only {{
-        display: none;
-    }}
-    {screen}.-compact .compact-only {{
-        display: block;
-    }}
     {screen}.-compact .roomy-only {{
         display: none;
     }}
