@@ -42,6 +42,7 @@ from .screens import Dialog, HelpCard, HelpScreen, ReasonsCard, dialog_css, undi
 from .widgets import (
     COMPACT,
     LAYOUTS,
+    MEDIUM,
     TILE_BACKGROUNDS,
     BoardView,
     ChromeColours,
@@ -398,12 +399,18 @@ class ReplayScreen(Responsive, Screen[None]):
         self._show_play_state()
 
     def title_text(self) -> str:
-        """What is being replayed: label, seed, player, length of the record."""
+        """What is being replayed: label, seed, player, length of the record.
+
+        Under 78 columns only the label and the seed: the MOVE box says the
+        length, and the one header line would otherwise cut the rest.
+        """
         record = self.timeline.record
         parts = [
             _("replay · {label}").format(label=printable(self.label)),
             _("seed {seed}").format(seed=printable(record.seed)),
         ]
+        if self._narrow():
+            return " · ".join(parts)
         if record.player:
             parts.append(_("player {name}").format(name=printable(record.player)))
         count = record.move_count
@@ -414,7 +421,12 @@ class ReplayScreen(Responsive, Screen[None]):
         """The header's pointer to the winning move, so it can be found with ``g``."""
         if self.winning_step is None:
             return ""
+        if self._narrow():
+            return _("★ 2048 at {number}").format(number=self.winning_step)
         return _("★ 2048 reached at move {number}").format(number=self.winning_step)
+
+    def _narrow(self) -> bool:
+        return self.has_class(MEDIUM) or self.has_class(COMPACT)
 
     # ------------------------------------------------------------------ display
 
@@ -487,6 +499,8 @@ class ReplayScreen(Responsive, Screen[None]):
             banner.refresh(layout=True)
         if self.is_mounted:
             self._show_markers()
+            self.query_one("#title", Static).update(self.title_text())
+            self.query_one("#win-note", Static).update(self.win_note())
 
     def _show_markers(self) -> None:
         """Highlight the winning move and the end (game over, or why the replay stops).
