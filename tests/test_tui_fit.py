@@ -51,6 +51,7 @@ if TYPE_CHECKING:
         HelpScreen,
         RulesScreen,
     )
+    from cli.tui.widgets import ScoreBox
 else:
     from twenty48_cli.tui.play_app import PlayApp
     from twenty48_cli.tui.prose import KeyRow, Prose
@@ -63,6 +64,7 @@ else:
         HelpScreen,
         RulesScreen,
     )
+    from twenty48_cli.tui.widgets import ScoreBox
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -570,3 +572,38 @@ def test_after_game_over_move_and_hint_show_as_unavailable(
                 assert f"{key.key_display} {key.description}" in row, row
 
         run(app, size, scenario)
+
+
+# ---------------------------------------------------------------------- the boxes
+
+
+def box_words(app: App[Any], box: ScoreBox) -> str:
+    """The words the screen shows inside a box (its border and title left out)."""
+    inside = box.content_region
+    lines = screen_lines(app)
+    return " ".join(
+        " ".join(lines[y][inside.x : inside.right].split()) for y in range(inside.y, inside.bottom)
+    ).strip()
+
+
+@BOTH
+@EACH_SIZE
+def test_the_replay_boxes_show_their_whole_text(size: tuple[int, int], language: str) -> None:
+    """MOVE, SCORE, PLAYED and SPAWNED show every word they hold, at every step shown.
+
+    At 40x15 a box is ten columns wide and two rows high: "two opening
+    tiles" lost "tiles", and the Danish "to startbrikker" was cut to
+    "startbrikk".
+    """
+    app = replay_app()
+
+    async def scenario(app: App[Any], pilot: Pilot[Any]) -> None:
+        for _step in range(12):  # the opening, then moves in every direction
+            assert_fits(app)
+            for box in app.screen.query(ScoreBox):
+                text = " ".join(str(box.content).split())
+                assert box_words(app, box) == text, (box.id, text, box_words(app, box))
+            await pilot.press("right")
+            await pilot.pause()
+
+    run(app, size, scenario)

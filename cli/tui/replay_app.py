@@ -425,6 +425,10 @@ class ReplayScreen(Responsive, Screen[None]):
             return _("★ 2048 at {number}").format(number=self.winning_step)
         return _("★ 2048 reached at move {number}").format(number=self.winning_step)
 
+    def _opening_spawns(self) -> str:
+        """What the SPAWNED box says at the opening; two words in a 40x15 box of ten columns."""
+        return _("two tiles") if self.has_class(COMPACT) else _("two opening tiles")
+
     def _narrow(self) -> bool:
         return self.has_class(MEDIUM) or self.has_class(COMPACT)
 
@@ -471,7 +475,7 @@ class ReplayScreen(Responsive, Screen[None]):
         spawned = self.query_one("#spawned", ScoreBox)
         if step.move is None:
             played.show_text(_("opening"))
-            spawned.show_text(_("two opening tiles"))
+            spawned.show_text(self._opening_spawns())
         else:
             letter = step.move.letter
             played.show_text(f"{ARROWS[letter]} {letter} · {_(NAMES[letter])}")
@@ -501,6 +505,8 @@ class ReplayScreen(Responsive, Screen[None]):
             self._show_markers()
             self.query_one("#title", Static).update(self.title_text())
             self.query_one("#win-note", Static).update(self.win_note())
+            if self.current.move is None:
+                self.query_one("#spawned", ScoreBox).show_text(self._opening_spawns())
 
     def _show_markers(self) -> None:
         """Highlight the winning move and the end (game over, or why the replay stops).
