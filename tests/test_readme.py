@@ -56,10 +56,12 @@ SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 class Command:
     line: int
     text: str
+    #: The comment lines right under the command (``# exit 1: ...`` may stand there).
+    note: str = ""
 
     @property
     def expected_exit(self) -> int:
-        found = EXPECTED_EXIT.search(self.text)
+        found = EXPECTED_EXIT.search(self.text) or EXPECTED_EXIT.search(self.note)
         return int(found.group(1)) if found else 0
 
     @property
@@ -73,16 +75,28 @@ class Command:
 
 
 def shell_commands(text: str) -> list[Command]:
-    """Every command of every ``sh`` block, continuation lines joined, in README order."""
+    """Every command of every ``sh`` block, continuation lines joined, in README order.
+
+    A comment line is no command: it belongs to the command right above it
+    in the same block (where it may say ``# exit 1``).
+    """
     commands: list[Command] = []
     in_block = False
     pending: list[str] = []
     start = 0
+    after_command = False
     for number, line in enumerate(text.splitlines(), 1):
         if line.startswith("```"):
             in_block = line.strip() == "```sh"
+            after_command = False
             continue
         if not in_block or not line.strip():
+            after_command = False
+            continue
+        if not pending and line.lstrip().startswith("#"):
+            if after_command:
+                last = commands[-1]
+                commands[-1] = Command(last.line, last.text, f"{last.note} {line.strip()}".strip())
             continue
         if not pending:
             start = number
@@ -91,6 +105,7 @@ def shell_commands(text: str) -> list[Command]:
             continue
         commands.append(Command(start, " ".join([*pending, line]).strip()))
         pending = []
+        after_command = True
     return commands
 
 
