@@ -527,9 +527,11 @@ def test_the_fair_help_says_why_hints_are_off(
             "computerens spil, ikke dit",
         }[language]
         assert reason in text, text
-        # At 40x15 the screen has no room for the commitment; the card has.
+        # At 40x15 the screen has no room for the server or the commitment; the card has.
         commitment = app.session.game.commitment  # type: ignore[attr-defined]
         assert commitment in text
+        where = _("fair game {id} on {url}").format(id=app.session.id, url=server.url)
+        assert where in text, text
 
     run(app, (40, 15), scenario)
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from textual.binding import Binding, BindingType
+from textual.markup import escape
 
 from twenty48_replay.board import Direction
 from twenty48_replay.client import AnswerError, DeadlineError, MoveRefusedError, RemoteGame
@@ -74,21 +75,25 @@ FAIR_HELP = HelpCard(
 
 @dataclass(frozen=True)
 class FairHelpCard(HelpCard):
-    """The fair game's help, ending with this game's whole commitment.
+    """The fair game's help, ending with which game this is and its whole commitment.
 
-    At 40 columns the game screen has no room for its 64 hex characters;
-    the help card always has.
+    At 40 columns the game screen has no room for the server's URL or the
+    64 hex characters of the commitment, and at 60 the URL line may end in
+    an ellipsis; the help card always has room for both.
     """
 
+    #: "fair game 108 on URL · player NAME", as text (markup escaped here).
+    where: str = ""
     commitment: str = ""
 
     def blocks(self) -> list[Block]:
-        """The card's text, then the commitment."""
+        """The card's text, then the game, its server and its commitment."""
         return [
             *super().blocks(),
             "",
+            escape(self.where),
             _("This game's commitment, shown before your first move: {commitment}").format(
-                commitment=self.commitment
+                commitment=escape(self.commitment)
             ),
         ]
 
@@ -159,14 +164,18 @@ class RemoteGameScreen(GameScreen):
             commitment=printable(self.remote.game.commitment)
         )
 
-    def identity(self) -> str:
-        """Which game, on which server, and the whole commitment (64 hex characters)."""
+    def where(self) -> str:
+        """Which game, on which server, for whom."""
         game = self.remote.game
         where = _("fair game {id} on {url}").format(id=game.id, url=printable(game.client.url))
         if game.player:
             where += " · " + _("player {name}").format(name=printable(game.player))
-        commitment = printable(game.commitment)  # checked as 64 hex on arrival; escaped anyway
-        return where + "\n" + _("commitment {commitment}").format(commitment=commitment)
+        return where
+
+    def identity(self) -> str:
+        """Which game, on which server, and the whole commitment (64 hex characters)."""
+        commitment = printable(self.remote.game.commitment)  # checked as 64 hex; escaped anyway
+        return self.where() + "\n" + _("commitment {commitment}").format(commitment=commitment)
 
     def standing_note(self) -> str:
         if self.session.state.over:
@@ -193,6 +202,7 @@ class RemoteGameScreen(GameScreen):
             FAIR_HELP.heading,
             FAIR_HELP.keys,
             FAIR_HELP.notes,
+            where=self.where(),
             commitment=printable(self.remote.game.commitment),
         )
         self.app.push_screen(HelpScreen(card))
