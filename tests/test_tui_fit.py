@@ -42,7 +42,7 @@ from twenty48_replay.timeline import Timeline
 if TYPE_CHECKING:
     from cli.tui.play_app import PlayApp
     from cli.tui.prose import KeyRow, Prose
-    from cli.tui.remote_app import RemotePlayApp, RemoteSession
+    from cli.tui.remote_app import RemoteGameScreen, RemotePlayApp, RemoteSession
     from cli.tui.replay_app import ReplayApp
     from cli.tui.screens import (
         RULES_TEXT,
@@ -55,7 +55,7 @@ if TYPE_CHECKING:
 else:
     from twenty48_cli.tui.play_app import PlayApp
     from twenty48_cli.tui.prose import KeyRow, Prose
-    from twenty48_cli.tui.remote_app import RemotePlayApp, RemoteSession
+    from twenty48_cli.tui.remote_app import RemoteGameScreen, RemotePlayApp, RemoteSession
     from twenty48_cli.tui.replay_app import ReplayApp
     from twenty48_cli.tui.screens import (
         RULES_TEXT,
@@ -528,9 +528,12 @@ def test_the_fair_help_says_why_hints_are_off(
         }[language]
         assert reason in text, text
         # At 40x15 the screen has no room for the server or the commitment; the card has.
-        commitment = app.session.game.commitment  # type: ignore[attr-defined]
-        assert commitment in text
-        where = _("fair game {id} on {url}").format(id=app.session.id, url=server.url)
+        assert isinstance(app, RemotePlayApp)
+        game_screen = app.game_screen
+        assert isinstance(game_screen, RemoteGameScreen)
+        session = game_screen.remote
+        assert session.game.commitment in text
+        where = _("fair game {id} on {url}").format(id=session.id, url=server.url)
         assert where in text, text
 
     run(app, (40, 15), scenario)
