@@ -44,6 +44,7 @@ NOT_RUN: dict[str, str] = {
     "postgres-start": "starts a PostgreSQL server",
     "postgres-stop": "stops a PostgreSQL server",
     "pytest tests/": "runs the test suite",
+    "python -m build": "builds a wheel in a new environment (fetches its build tools)",
 }
 TERMINAL_ONLY = re.compile(
     r"\btwenty48 (?:--lang \w+ )?(?:play|replay)\b(?!.*--(?:moves|at|frames|json))"
