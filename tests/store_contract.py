@@ -508,6 +508,8 @@ class IntegrityContract:
             connection.exec_driver_sql("DROP TABLE fair_evidence")
             connection.exec_driver_sql("DROP TABLE bot_signals")
             connection.exec_driver_sql("DROP TABLE key_events")  # its triggers go with it
+            if connection.dialect.name == "postgresql":  # and version 2 had no such function
+                connection.exec_driver_sql("DROP FUNCTION twenty48_key_events_append_only()")
             connection.exec_driver_sql(
                 "UPDATE twenty48_meta SET value = '2' WHERE key = 'schema_version'"
             )
