@@ -17,6 +17,8 @@ from twenty48_replay import __version__, i18n, native
 from twenty48_replay.errors import EXIT_UNUSABLE, Twenty48Error
 from twenty48_replay.i18n import N_, _
 
+from .admin_cmd import admin_app, keys_command, revoke_key_command
+from .backup_cmd import backup_command
 from .evidence_cmd import evidence_command
 from .games_cmd import check_command, list_command, show_command, stats_command, where_command
 from .helptext import ROOT_EXAMPLES, examples
@@ -109,6 +111,10 @@ register(app, "check", check_command)
 register(app, "where", where_command)
 register(app, "evidence", evidence_command)
 register(app, "serve", serve_command)
+register(app, "backup", backup_command)
+register(admin_app, "keys", keys_command, group="admin")
+register(admin_app, "revoke-key", revoke_key_command, group="admin")
+app.add_typer(admin_app, name="admin")
 
 
 # Typer re-exports only BadParameter from the click it uses (vendored in newer

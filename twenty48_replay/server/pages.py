@@ -4,9 +4,10 @@ The pages are thin: the play and leaderboard pages are constant HTML
 shells (:mod:`.shells`) whose ES modules (``web/js``) talk to the same JSON
 API as every other client, and ``/games/{id}`` is the self-verifying
 document of the HTML export (:mod:`twenty48_replay.web.page`) built from
-the game's signed record, with this server's public key as the trusted
-key.  Nothing here reveals more than the API does: an unfinished game has
-no replay page (its record, and the server seed in it, do not exist yet).
+the game's signed record, with this server's key set (every key it signed
+with, and when) as the trusted keys.  Nothing here reveals more than the
+API does: an unfinished game has no replay page (its record, and the server
+seed in it, do not exist yet).
 
 Refusals are the API's (``{"error": reason}`` with a 4xx), so a bad id or
 an unknown file is a 404 like any unknown path; a browser (``Accept`` naming
@@ -17,8 +18,9 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Awaitable, Callable
-from typing import Final
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Final
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -143,7 +145,10 @@ async def game_page(request: Request, server: Server) -> Response:
     record = await finished_record(
         request, server, "the game is not finished; its replay page exists when it ends"
     )
-    html, policy = await run_in_threadpool(served_replay, record, server.key.trusted().public_key)
+    trusted = await run_in_threadpool(server.key_document)
+    html, policy = await run_in_threadpool(
+        served_replay, record, json.dumps(trusted, sort_keys=True)
+    )
     return html_page(request, html, dict(policy))
 
 
@@ -153,9 +158,13 @@ REPLAY_CACHE_SIZE: Final = 64
 
 
 @functools.lru_cache(maxsize=REPLAY_CACHE_SIZE)
-def served_replay(record_text: str, public_key: bytes) -> tuple[str, tuple[tuple[str, str], ...]]:
-    """The replay page of a record and its Content-Security-Policy (as items: immutable)."""
-    html = replay_document(record_text, public_key)
+def served_replay(record_text: str, key_set: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """The replay page of a record and its Content-Security-Policy (as items: immutable).
+
+    ``key_set`` is the server's key set document as JSON text (a new rotation or
+    revocation is a new text, so a cached page never outlives the keys it trusts).
+    """
+    html = replay_document(record_text, json.loads(key_set))
     return html, tuple(csp.inline_policy(html).items())
 
 
@@ -172,11 +181,12 @@ SERVER_LINKS: Final = (
 _MAIN_OPEN: Final = '<main class="t48-page" id="t48-page">\n'
 
 
-def replay_document(record_text: str, public_key: bytes) -> str:
-    """The export's self-verifying page for a stored signed record, trusting ``public_key``."""
+def replay_document(record_text: str, trusted: bytes | Mapping[str, Any]) -> str:
+    """The export's self-verifying page for a stored signed record, trusting ``trusted``
+    (a raw public key, or a key set document: every key the server signed with)."""
     from twenty48_replay.web import page  # the page builder and its bundle load on first use
 
-    html = page.replay_page(record_text, trusted_key=public_key)
+    html = page.replay_page(record_text, trusted_key=trusted)
     # The shell's markup comes before the embedded record, so the first match is the element.
     start = html.find(_MAIN_OPEN)
     if start < 0:

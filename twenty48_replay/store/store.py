@@ -32,6 +32,7 @@ from twenty48_replay.record import Record
 from twenty48_replay.replay import VerifyResult, verify
 from twenty48_replay.store import connection as conn
 from twenty48_replay.store import dialects, reads, schema, servers, writes
+from twenty48_replay.store.backup import BackupReport, sqlite_backup
 from twenty48_replay.store.legacy import OLDER
 from twenty48_replay.store.reads import ANY_PLAYER, GameFilter, GameInfo, PlayerFilter, Stats
 from twenty48_replay.store.tables import CLIENT, SCHEMA_VERSION, log_digests, metadata, moves
@@ -339,6 +340,15 @@ class Store:
         with self.transaction() as connection:
             game_id, duplicate = writes.import_verified(connection, record, result, now_ms())
         return ImportOutcome(game_id, duplicate)
+
+    # ------------------------------------------------------------------ backup
+
+    def backup(self, target: Path) -> BackupReport:
+        """A consistent copy of this SQLite database in ``target``, made while it is in use.
+
+        See :mod:`twenty48_replay.store.backup`; PostgreSQL is refused (pg_dump).
+        """
+        return sqlite_backup(self.engine, self.name, target)
 
     # ------------------------------------------------------------------ check
 

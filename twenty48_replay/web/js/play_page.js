@@ -49,7 +49,8 @@ import {
 } from "./api_client.js";
 import { BoardView } from "./board_view.js";
 import { commitmentOf } from "./fair.js";
-import { parseTrustedKey, TrustedKeyError } from "./trusted_keys.js";
+import { parseTrustedKeySet } from "./key_sets.js";
+import { TrustedKeyError } from "./trusted_keys.js";
 import { Witness, WitnessUnfair, WitnessUnusable } from "./play_witness.js";
 
 const PLAY_KEYS = Object.freeze({
@@ -440,7 +441,9 @@ class PlayPage {
         }
       }
       serverSeed = await witness.revealed(view);
-      const key = parseTrustedKey(await apiKey());
+      // The server publishes a key set (its keys over time): the record must be signed by a
+      // listed key, not revoked, in use when the game ended (SPEC 11.6), as verify --trust URL.
+      const key = parseTrustedKeySet(await apiKey());
       await witness.checkRecord(await apiRecordBytes(game.id), key);
       this.root.dataset.fair = "checked";
     } catch (error) {
