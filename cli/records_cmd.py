@@ -277,7 +277,7 @@ def _export_html(
     if trust is not None:
         trusted = load_trusted(trust)
     record, label = load_target(target, db)
-    loaded = Loaded(record, label, verify(record, trusted).reasons)
+    loaded = Loaded(record, label, tuple(verify(record, trusted).translated_reasons()))
     page_key = None
     if trusted is not None:
         page_key = (
@@ -398,7 +398,7 @@ def import_command(
                 counts["invalid"] += 1
                 warn(
                     _("{where}: INVALID, not imported: {reason}").format(
-                        where=where, reason=exc.reason
+                        where=where, reason=exc.translated()
                     )
                 )
                 continue
