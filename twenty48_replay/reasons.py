@@ -154,6 +154,82 @@ TEMPLATES: Final[dict[str, str]] = {
     "canonical.fraction": N_("{value!r} is not an integer; a signed record holds integers only"),
     "canonical.key": N_("key {key!r} is not a string"),
     "canonical.not_json": N_("{type} is not a JSON value"),
+    # -- the fair client's checks of the server's answers (twenty48_replay/witness.py)
+    "witness.unusable": N_("{where} is unusable: {problem}"),
+    "witness.broken": N_("{where} breaks the rules: {rule}"),
+    "witness.where.new_game": N_("the server's answer to the new game"),
+    "witness.where.opening": N_("the server's opening board"),
+    "witness.where.move": N_("the server's answer to move {n} ({letter})"),
+    "witness.where.reveal": N_("the server's answer to finishing the game"),
+    "witness.where.record": N_("the server's signed record"),
+    "witness.cell": N_("row {row} column {column}"),
+    "witness.shape.not_object": N_("it is {value}, not a JSON object"),
+    "witness.shape.field": N_("field '{field}' is {value}, not {wanted}"),
+    "witness.shape.missing": N_("field '{field}' is missing"),
+    "witness.shape.integer": N_("an integer from {low} to {high}"),
+    "witness.shape.flag": N_("true or false"),
+    "witness.shape.hex64": N_("64 lowercase hex characters"),
+    "witness.shape.board": N_("4 rows of 4 tiles (0 or a power of two from 2 to 131072)"),
+    "witness.shape.token": N_("1 to {limit} visible ASCII characters"),
+    "witness.opening.number": N_("it is numbered move {got}; a game opens at move 0"),
+    "witness.opening.score": N_("its score is {got}; a game opens at 0"),
+    "witness.opening.tiles": N_("it holds {count} tiles; a game opens with two"),
+    "witness.opening.tile_value": N_("it holds a tile of {value}; opening tiles are 2 or 4"),
+    "witness.game": N_("it is about game {got}, not game {id}"),
+    "witness.max_tile": N_("it says the largest tile is {got}; the board's is {real}"),
+    "witness.won": N_("it says the game is won, but no tile is 2048 or more"),
+    "witness.not_won": N_("it says the game is not won, but a tile is 2048 or more"),
+    "witness.over": N_("it says the game is over, but the board can still move"),
+    "witness.not_over": N_("it says the game goes on, but no move changes the board"),
+    "witness.move.refused": N_("it refused the move ({reason}), but the move changes the board"),
+    "witness.move.number": N_("it numbers the move {got}, not {n} as sent"),
+    "witness.move.letter": N_("it names the move {got}, not {letter} as sent"),
+    "witness.move.spawn_field": N_(
+        "its spawn field says {got} at {got_cell}, but the board's new tile is {value} at {cell}"
+    ),
+    "witness.move.gained": N_("it says the move gained {got} points; the slide gains {real}"),
+    "witness.move.score": N_(
+        "its score is {got}; the score before ({before}) plus the "
+        "points of the move ({gained}) is {real}"
+    ),
+    "witness.move.finished": N_("it ends the game, but the board can still move"),
+    "witness.where.spawn": N_("field 'spawn' of {where}"),
+    "witness.move.no_tile": N_("its board has no new tile; every move adds one"),
+    "witness.move.covered": N_(
+        "its board puts {value} on {cell}, which holds {held} after "
+        "the slide; a new tile goes on an empty cell"
+    ),
+    "witness.move.tiles": N_("its board has {count} new tiles; every move adds exactly one"),
+    "witness.move.tile_value": N_("its new tile at {cell} is {value}; a new tile is 2 or 4"),
+    "witness.reveal.commitment": N_(
+        "it names the commitment {got}, not {commitment} sent before the first move"
+    ),
+    "witness.reveal.client_seed": N_("it names the client seed {got}, not ours"),
+    "witness.reveal.server_seed": N_(
+        "the SHA-256 of its server seed is {digest}, not the commitment {commitment}"
+    ),
+    "witness.reveal.game": N_(
+        "its game ({moves} moves, score {score}) is not the game shown "
+        "({shown_moves} moves, score {shown_score})"
+    ),
+    "witness.record.no_fair": N_("it has no fair object"),
+    "witness.record.our_commitment": N_("the commitment sent before the first move"),
+    "witness.record.our_client_seed": N_("our client seed"),
+    "witness.record.our_game_id": N_("the id of the game played"),
+    "witness.record.fair_field": N_("its fair.{key} is {got}, not {name}"),
+    "witness.record.server_seed": N_("its server seed is not the one revealed when the game ended"),
+    "witness.record.player": N_("its player is {got}, not {player} who played"),
+    "witness.record.score": N_("its score is {got}, not {score} as played"),
+    "witness.record.fair": N_("its fair play is {status}"),
+    "witness.record.opening": N_("its opening board is not the opening board shown"),
+    "witness.record.spawn": N_(
+        "its new tile after move {n} is {value} at {cell}; the "
+        "server showed {shown_value} at {shown_cell}"
+    ),
+    "witness.record.board": N_("its board after move {n} is not the board shown after move {n}"),
+    "witness.record.steps": N_("it replays {count} of the {moves} moves shown"),
+    "witness.record.move": N_("its move {n} is {got}, but {real} was played"),
+    "witness.record.moves": N_("it holds {count} moves, but {played} were played"),
     # -- a value described in words (inside other reasons)
     "value.fraction": N_("{number!r} (a number with a fraction or exponent)"),
     "value.digits": N_("{digits}"),
