@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +19,11 @@ import pytest
 from babel.messages.pofile import read_po
 from browser import BrowserPage
 from conftest import EXAMPLES, ROOT, VECTORS, run_cli
+from server_harness import ServerProcess
+from test_web_server import finished_game, get
 
 from twenty48_replay.reasons import TEMPLATES
+from twenty48_replay.server.language import from_accept_language
 from twenty48_replay.web.messages import (
     JS_REASON_CODES,
     PAGE_MESSAGES,
@@ -181,3 +185,52 @@ def test_the_page_verdict_data_is_the_same_in_both_languages(
     )
     verdict = browser_page.verdict()
     assert (verdict["valid"], verdict["score"], verdict["moves"]) == ("false", "7008", "472")
+
+
+# ---------------------------------------------------------------- the served replay page
+
+
+def test_accept_language_picks_the_best_language_there_is_text_for() -> None:
+    assert from_accept_language("") == "en"
+    assert from_accept_language("da") == "da"
+    assert from_accept_language("da-DK,da;q=0.9,en;q=0.8") == "da"
+    assert from_accept_language("en-GB, da;q=0.5") == "en"
+    assert from_accept_language("de, da;q=0.3, fr;q=0.9") == "da"
+    assert from_accept_language("da;q=0, en;q=0.1") == "en"
+    assert from_accept_language("da;q=abc, *;q=1") == "en"
+    assert from_accept_language("x;q=1," * 10_000 + "da") == "en"  # bounded: read only so far
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    folder = tmp_path_factory.mktemp("served-language")
+    with ServerProcess(str(folder / "web.sqlite3"), folder, "--no-analysis") as running:
+        yield running
+
+
+def test_served_replay_page_follows_accept_language_and_the_switch(
+    served: ServerProcess,
+) -> None:
+    game, _record = finished_game(served, "sprog")
+    path = f"/games/{game.id}"
+    status, headers, body = get(served, path)
+    assert status == 200
+    assert '<html lang="en">' in body.decode()
+    assert "Accept-Language" in headers["vary"]
+    status, headers, body = get(served, path, **{"Accept-Language": "da-DK,da;q=0.9,en;q=0.5"})
+    page = body.decode()
+    assert '<html lang="da">' in page
+    assert ">Spil et fair spil<" in page
+    assert 'href="?lang=en"' in page
+    assert "set-cookie" not in headers
+    # The switch: ?lang= speaks that language and is remembered in a cookie.
+    status, headers, body = get(served, path + "?lang=en", **{"Accept-Language": "da"})
+    assert '<html lang="en">' in body.decode()
+    assert headers["set-cookie"].startswith("t48_lang=en;")
+    status, headers, body = get(served, path, **{"Accept-Language": "da", "Cookie": "t48_lang=en"})
+    assert '<html lang="en">' in body.decode()
+    # A cookie or a parameter that names no language changes nothing.
+    status, headers, body = get(served, path + "?lang=xx", **{"Cookie": "t48_lang=zz"})
+    assert status == 200
+    assert '<html lang="en">' in body.decode()
+    assert "set-cookie" not in headers
