@@ -27,9 +27,11 @@ from twenty48_replay.server.language import from_accept_language
 from twenty48_replay.web.messages import (
     JS_REASON_CODES,
     PAGE_MESSAGES,
+    WITNESS_CODES,
     page_catalog,
     page_messages,
     reason_templates_js,
+    witness_templates_js,
 )
 
 JS = ROOT / "twenty48_replay" / "web" / "js"
@@ -48,11 +50,22 @@ def test_reason_templates_js_is_generated_from_the_python_table() -> None:
     assert set(JS_REASON_CODES) <= set(TEMPLATES)
 
 
+def test_witness_templates_js_is_generated_from_the_python_table() -> None:
+    committed = (JS / "witness_templates.js").read_text(encoding="utf-8")
+    assert committed == witness_templates_js()
+    assert "witness.broken" in WITNESS_CODES
+    script = (JS / "play_witness.js").read_text(encoding="utf-8")
+    used = set(re.findall(r'reason\(\s*"([a-z_.]+)"', script))
+    used |= set(re.findall(r'\? "(witness\.[a-z_.]+)" : "(?:witness\.[a-z_.]+)"', script))
+    assert len(used) > 40
+    assert used <= set(WITNESS_CODES), used - set(WITNESS_CODES)
+
+
 def test_every_code_the_page_script_gives_has_its_template() -> None:
     used: set[str] = set()
     for path in JS.glob("*.js"):
         for line in path.read_text("utf-8").splitlines():
-            if "reason(" in line:
+            if "reason(" in line and path.name != "play_witness.js":
                 used |= set(re.findall(r'"([a-z]+\.[a-z_]+)"', line))
     assert {"claim.score", "fair.seed", "key.unlisted", "signature.mismatch"} <= used
     assert used <= set(JS_REASON_CODES), used - set(JS_REASON_CODES)

@@ -230,6 +230,12 @@ TEMPLATES: Final[dict[str, str]] = {
     "witness.record.steps": N_("it replays {count} of the {moves} moves shown"),
     "witness.record.move": N_("its move {n} is {got}, but {real} was played"),
     "witness.record.moves": N_("it holds {count} moves, but {played} were played"),
+    # the play page's witness after a reload or a lost answer (play_witness.js only)
+    "witness.where.lost_answer": N_("the server's game after a lost answer"),
+    "witness.caught_up": N_(
+        "its game ({moves} moves, score {score}) is not the game shown "
+        "({shown_moves} moves, score {shown_score}) nor one move beyond it"
+    ),
     # -- a value described in words (inside other reasons)
     "value.fraction": N_("{number!r} (a number with a fraction or exponent)"),
     "value.digits": N_("{digits}"),

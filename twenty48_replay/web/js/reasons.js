@@ -11,11 +11,18 @@
 //   reasonText(reason, translate = null) -> its text; translate(englishTemplate) -> template
 //   reasonJson(reason) -> {code, params} with nested reasons as plain objects (as --json prints)
 //   translator(catalog) -> translate function of a {english: translation} object (or null)
+//   reasonTemplates(table) -> add the templates of more codes ({code: English template})
 
 import { REASON_TEMPLATES } from "./reason_templates.js";
 import { pyRepr } from "./text.js";
 
 const REASON_FIELD = /\{([a-z0-9_]+)(?:!([rj]))?(:,)?\}/g;
+// The templates of the codes given: the verifier's, and more a module adds (play_witness.js).
+const REASON_TABLE = new Map(Object.entries(REASON_TEMPLATES));
+
+export function reasonTemplates(table) {
+  for (const [code, template] of Object.entries(table)) REASON_TABLE.set(code, template);
+}
 
 export function reason(code, params = {}) {
   return Object.freeze({ code, params: Object.freeze({ ...params }) });
@@ -33,7 +40,7 @@ function reasonPlain(value) {
 }
 
 export function reasonText(r, translate = null) {
-  const template = REASON_TEMPLATES[r.code];
+  const template = REASON_TABLE.get(r.code);
   if (template === undefined) return reasonPlain(r.params.text);
   const words = translate === null ? template : translate(template);
   return words.replace(REASON_FIELD, (_match, name, conversion, grouped) => {
