@@ -93,6 +93,10 @@ def test_every_word_the_page_script_translates_is_in_the_catalog() -> None:
     assert status is not None
     literals |= set(re.findall(r':\s*"([^"]+)"', status.group(1)))
     literals |= {"passed", "failed", "not checked"}
+    viewer = (JS / "viewer.js").read_text(encoding="utf-8")
+    said = set(re.findall(r'\bsay\(\s*"((?:[^"\\]|\\.)*)"', viewer))
+    assert {"Pause", "Play", "game over", "move {step} / {last}"} <= said
+    literals |= said
     assert len(literals) > 30
     assert literals <= set(PAGE_MESSAGES), literals - set(PAGE_MESSAGES)
 

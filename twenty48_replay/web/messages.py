@@ -90,6 +90,13 @@ PAGE_MESSAGES: Final = (
     N_("Server seed"),
     N_("Game started"),
     N_("Game ended"),
+    # viewer.js (through the translate function replay_page.js gives it)
+    N_("move {step} / {last}"),
+    N_("move {step}: {letter}"),
+    N_("Pause"),
+    N_("Play"),
+    N_("game over"),
+    N_("2048 reached"),
 )
 
 #: The codes of the play page's witness (play_witness.js): in their own generated module,

@@ -259,7 +259,7 @@ export async function startReplayPage(doc) {
   } catch (error) {
     verdict = { valid: false, reasons: ["the page could not verify the record: " + String(error)], timeline: null, fair: null };
   }
-  const viewer = new ReplayViewer(doc, verdict.timeline || PAGE_EMPTY_TIMELINE, boardView);
+  const viewer = new ReplayViewer(doc, verdict.timeline || PAGE_EMPTY_TIMELINE, boardView, pageT);
   pageShowVerdict(doc, verdict, trust);
   doc.title = pageT("2048 replay") + (player ? " \u00b7 " + pageDisplay(player[1]) : "") + (verdict.timeline ? " \u00b7 " + pageSay("score {score}", { score: verdict.score }) : "");
   if (typeof performance !== "undefined" && performance.mark) {
