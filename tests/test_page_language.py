@@ -251,3 +251,26 @@ def test_served_replay_page_follows_accept_language_and_the_switch(
     assert status == 200
     assert '<html lang="en">' in body.decode()
     assert "set-cookie" not in headers
+
+
+def test_error_pages_follow_the_readers_language(served: ServerProcess) -> None:
+    html_da = {"Accept": "text/html", "Accept-Language": "da"}
+    status, headers, body = get(served, "/games/999999", **html_da)
+    page = body.decode()
+    assert status == 404
+    assert '<html lang="da">' in page
+    assert "404 Ikke fundet" in page
+    assert "Intet spil med id 999999" in page
+    assert "Not Found" not in page
+    assert "Accept-Language" in headers["vary"]
+    status, _headers, body = get(served, "/no/such/page", **html_da)
+    assert status == 404
+    assert "Der er ingen side på denne adresse." in body.decode()
+    status, _headers, body = get(served, "/games/999999", Accept="text/html")
+    assert "404 Not Found" in body.decode()
+    assert "No game with id 999999" in body.decode()
+    # The API's JSON does not change with the language.
+    english = get(served, "/api/games/999999")
+    danish = get(served, "/api/games/999999", **{"Accept-Language": "da"})
+    assert english[0] == danish[0] == 404
+    assert english[2] == danish[2]

@@ -78,7 +78,8 @@ def html_errors(handler: PageHandler) -> PageHandler:
         except ApiError as refusal:
             if not error_page.wants_html(request):
                 raise
-            return error_page.response(refusal.status, refusal.reason)
+            language, _remember = page_language(request)
+            return error_page.response(refusal.status, error_page.said(refusal, language), language)
 
     return guarded
 
@@ -144,7 +145,7 @@ async def finished_record(request: Request, server: Server, unfinished: str) -> 
 async def game_page(request: Request, server: Server) -> Response:
     """The replay page of a finished game, verified in the browser against this server's key."""
     record = await finished_record(
-        request, server, "the game is not finished; its replay page exists when it ends"
+        request, server, N_("the game is not finished; its replay page exists when it ends")
     )
     language, remember = page_language(request)
     html, policy = await run_in_threadpool(
