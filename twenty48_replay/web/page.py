@@ -172,7 +172,6 @@ aria-label="{t_position}">
 _SHELL_WORDS: Final = {
     "t_title": N_("2048 replay"),
     "t_score": N_("Score"),
-    "t_move": N_("Move"),
     "t_verifying": N_("Verifying the record…"),
     "t_arrow": N_("the move that led here"),
     "t_first": N_("first position"),
@@ -204,6 +203,8 @@ def _shell_words(language: str) -> dict[str, str]:
     """The shell's words in ``language``, HTML-escaped, markup placed around them."""
     tr = translations(language).gettext
     words = {key: html.escape(tr(text)) for key, text in _SHELL_WORDS.items()}
+    # The number of the move shown (a noun; the TUI's "Move" key is a verb: Danish differs).
+    words["t_move"] = html.escape(translations(language).pgettext("move number", "Move"))
     words["t_intro"] = html.escape(tr(_INTRO)).replace(
         "{in_this_page}", f"<em>{html.escape(tr(_IN_THIS_PAGE))}</em>"
     )
