@@ -204,7 +204,9 @@ class ServerKey:
         """
         fair = record_dict.get("fair")
         if not isinstance(fair, Mapping) or fair.get("key_id") != self.key_id:
-            raise RecordError(f"must name this key's id {self.key_id}", field="fair.key_id")
+            raise RecordError(
+                Reason("fair.signer_key", {"key_id": self.key_id}), field="fair.key_id"
+            )
         out = {key: value for key, value in record_dict.items() if key != "signature"}
         out["signature"] = self.sign(canonical_bytes(out)).hex()
         return out
