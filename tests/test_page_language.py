@@ -120,7 +120,7 @@ def test_export_html_lang_da_writes_a_danish_page(tmp_path: Path) -> None:
     assert '<html lang="en">' in pages["en"]
     assert "Bekræfter posten…" in pages["da"]
     assert "Verifying the record…" in pages["en"]
-    assert page_data(pages["en"])["messages"] is None
+    assert "messages" not in page_data(pages["en"])
     danish = page_data(pages["da"])["messages"]
     assert danish["claimed score {claimed}, replayed {replayed}"] == (
         "påstået point {claimed}, genspillet {replayed}"

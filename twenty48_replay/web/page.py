@@ -247,7 +247,11 @@ def replay_page(
         }
     elif trusted_key is not None:
         trust = trusted_key
-    data = script_json({"record": text, "trust": trust, "messages": page_catalog(language)})
+    embedded: dict[str, Any] = {"record": text, "trust": trust}
+    messages = page_catalog(language)
+    if messages is not None:  # an English page is the same as before languages came
+        embedded["messages"] = messages
+    data = script_json(embedded)
     script, style = page_code()
     return _SHELL.format(
         csp=content_security_policy(script, style),
