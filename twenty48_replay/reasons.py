@@ -42,7 +42,11 @@ TEMPLATES: Final[dict[str, str]] = {
     "claim.score": N_("claimed score {claimed}, replayed {replayed}"),
     "claim.max_tile": N_("claimed max_tile {claimed}, replayed {replayed}"),
     "claim.final_board": N_(
-        "claimed final_board differs from the replayed board in {cells} cell(s), first at "
+        "claimed final_board differs from the replayed board in {cells} cells, first at "
+        "row {row} column {column}: claimed {claimed}, replayed {replayed}"
+    ),
+    "claim.final_board_cell": N_(
+        "claimed final_board differs from the replayed board in 1 cell, first at "
         "row {row} column {column}: claimed {claimed}, replayed {replayed}"
     ),
     # -- fair play (SPEC 11.7)

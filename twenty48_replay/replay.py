@@ -191,9 +191,9 @@ def verify(record: Record, trusted: SignatureChecker | None = None) -> VerifyRes
             first = differ[0]
             reasons.append(
                 Reason(
-                    "claim.final_board",
+                    "claim.final_board" if len(differ) > 1 else "claim.final_board_cell",
                     {
-                        "cells": len(differ),
+                        **({"cells": len(differ)} if len(differ) > 1 else {}),
                         "row": first // 4 + 1,
                         "column": first % 4 + 1,
                         "claimed": claimed[first],

@@ -25,6 +25,7 @@ JS_REASON_CODES: Final = (
     "claim.score",
     "claim.max_tile",
     "claim.final_board",
+    "claim.final_board_cell",
     "fair.commitment",
     "fair.seed",
     "fair.no_signature",

@@ -170,8 +170,8 @@ export async function verifyRecord(input, { trustedKey = null } = {}) {
     if (differ.length) {
       const first = differ[0];
       codes.push(
-        reason("claim.final_board", {
-          cells: differ.length,
+        reason(differ.length > 1 ? "claim.final_board" : "claim.final_board_cell", {
+          ...(differ.length > 1 ? { cells: differ.length } : {}),
           row: Math.floor(first / 4) + 1,
           column: (first % 4) + 1,
           claimed: claimed[first],
