@@ -261,7 +261,9 @@ def autoplay_command(
             seed_key(seed)
             seed_key(f"{seed}-{games}")
         except RecordError as exc:
-            raise typer.BadParameter(_("--seed: {reason}").format(reason=_(exc.reason))) from None
+            raise typer.BadParameter(
+                _("--seed: {reason}").format(reason=exc.code.translated())
+            ) from None
     base = seed or new_seed()
     seeds = [base] + [f"{base}-{i}" for i in range(2, games + 1)]
     jobs = min(jobs or default_jobs(), games)

@@ -27,12 +27,14 @@ from starlette.routing import Route
 
 from twenty48_replay import fair
 from twenty48_replay.errors import RecordError, StoreError
+from twenty48_replay.i18n import translations
 from twenty48_replay.record import MAX_INPUT_BYTES, Record
 from twenty48_replay.replay import verify
 from twenty48_replay.server import answers, bots, error_page, metrics, pages, parsing, write_jobs
 from twenty48_replay.server.api_errors import ApiError, not_found
 from twenty48_replay.server.config import ServerConfig
 from twenty48_replay.server.fastpath import MovesFastPath
+from twenty48_replay.server.language import page_language
 from twenty48_replay.server.live_games import GameEntry, load_entry
 from twenty48_replay.server.openapi import openapi_document
 from twenty48_replay.server.request_guard import (
@@ -136,7 +138,9 @@ async def http_error(request: Request, exc: Exception) -> Response:
     """Starlette's own refusals (unknown path, wrong method): JSON, or a page for a browser."""
     assert isinstance(exc, HTTPException)
     if error_page.wants_html(request):
-        return error_page.response(exc.status_code, str(exc.detail))
+        language, _remember = page_language(request)
+        detail = translations(language).gettext(str(exc.detail))
+        return error_page.response(exc.status_code, detail, language)
     return error_response(exc.status_code, str(exc.detail))
 
 

@@ -13,6 +13,7 @@ from typing import Any, Final
 
 from starlette.requests import ClientDisconnect, Request
 
+from twenty48_replay.i18n import N_
 from twenty48_replay.server.api_errors import ApiError, not_found
 
 #: Bodies of the game endpoints (a move is ~30 bytes).
@@ -149,7 +150,7 @@ def game_id(request: Request) -> int:
     """The ``{id}`` of the path as a positive integer, or 404."""
     raw = request.path_params.get("id", "")
     if not (isinstance(raw, str) and raw.isdigit() and raw.isascii() and len(raw) < 19):
-        raise ApiError(404, "no game with that id")
+        raise ApiError(404, N_("no game with that id"))
     value = int(raw)
     if not 1 <= value <= MAX_ID:
         raise not_found(value)

@@ -336,7 +336,7 @@ class Store:
         if result is None:
             result = verify(record)
         if not result.valid:
-            raise ImportRejectedError("; ".join(result.reasons))
+            raise ImportRejectedError(result.reason_codes)
         with self.transaction() as connection:
             game_id, duplicate = writes.import_verified(connection, record, result, now_ms())
         return ImportOutcome(game_id, duplicate)
