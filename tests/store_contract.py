@@ -463,7 +463,8 @@ class IntegrityContract:
         ]
 
     def test_a_version_2_database_is_upgraded_in_place(self, db_url: str) -> None:
-        """Version 3 only adds fair_evidence and bot_signals: games and server rows stay as they were."""
+        """Version 3 only adds tables (fair_evidence, bot_signals, the names' and the moderation
+        log's): games and server rows stay as they were."""
         letters = greedy_letters("two", 12)
         state = GameState.new("two")
         for letter in letters:
@@ -484,6 +485,11 @@ class IntegrityContract:
         with engine.begin() as connection:  # back to exactly version 2, the game kept
             connection.exec_driver_sql("DROP TABLE fair_evidence")
             connection.exec_driver_sql("DROP TABLE bot_signals")
+            connection.exec_driver_sql("DROP TABLE game_players")
+            connection.exec_driver_sql("DROP TABLE players")
+            connection.exec_driver_sql("DROP TABLE moderation_log")  # and its triggers
+            if backend(db_url) == "postgresql":
+                connection.exec_driver_sql("DROP FUNCTION twenty48_moderation_append_only()")
             connection.exec_driver_sql(
                 "UPDATE twenty48_meta SET value = '2' WHERE key = 'schema_version'"
             )

@@ -7,7 +7,8 @@
   schema), and a busy timeout so a briefly locked file waits.
 * The append-only log is enforced by triggers in each dialect: UPDATE and
   DELETE on ``moves`` are refused, and an INSERT must carry exactly the next
-  sequence number of its game.
+  sequence number of its game.  The moderation log (``moderation_log``)
+  refuses UPDATE and DELETE the same way.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
-from sqlalchemy import Engine, event
+from sqlalchemy import Engine, event, inspect
 from sqlalchemy.engine import Connection
 
 APPEND_ONLY_MESSAGE: Final = "twenty48: the move log is append-only"
 SEQUENCE_MESSAGE: Final = "twenty48: move out of sequence"
+MODERATION_MESSAGE: Final = "twenty48: the moderation log is append-only"
 BUSY_TIMEOUT_MS: Final = 5000
 #: The largest string or blob an SQLite connection of ours reads or writes.
 #: The longest value a record can put in a row (its metadata as JSON, at most
@@ -65,6 +67,24 @@ POSTGRESQL_TRIGGERS: Final = (
     "DROP TRIGGER IF EXISTS moves_next_seq ON moves",
     """CREATE TRIGGER moves_next_seq BEFORE INSERT ON moves
         FOR EACH ROW EXECUTE FUNCTION twenty48_moves_next_seq()""",
+)
+
+
+# The moderation log (schema version 3) is append-only in the same way; its
+# triggers are installed only where its table exists (an older schema has none).
+MODERATION_TABLE: Final = "moderation_log"
+SQLITE_MODERATION_TRIGGERS: Final = (
+    f"""CREATE TRIGGER IF NOT EXISTS moderation_no_update BEFORE UPDATE ON moderation_log
+        BEGIN SELECT RAISE(ABORT, '{MODERATION_MESSAGE}'); END""",
+    f"""CREATE TRIGGER IF NOT EXISTS moderation_no_delete BEFORE DELETE ON moderation_log
+        BEGIN SELECT RAISE(ABORT, '{MODERATION_MESSAGE}'); END""",
+)
+POSTGRESQL_MODERATION_TRIGGERS: Final = (
+    f"""CREATE OR REPLACE FUNCTION twenty48_moderation_append_only() RETURNS trigger AS $$
+        BEGIN RAISE EXCEPTION '{MODERATION_MESSAGE}'; END; $$ LANGUAGE plpgsql""",
+    "DROP TRIGGER IF EXISTS moderation_no_update_delete ON moderation_log",
+    """CREATE TRIGGER moderation_no_update_delete BEFORE UPDATE OR DELETE OR TRUNCATE
+        ON moderation_log FOR EACH STATEMENT EXECUTE FUNCTION twenty48_moderation_append_only()""",
 )
 
 
@@ -137,19 +157,30 @@ def _sqlite_begin(connection: Connection) -> None:
 
 
 def install_triggers(connection: Connection) -> None:
-    """Create the append-only and sequence triggers for this dialect."""
+    """Create the append-only and sequence triggers for this dialect.
+
+    The moderation log's are created only when its table exists (schema
+    version 3), so that an older schema can be built for comparison.
+    """
     name = connection.dialect.name
     if name == "sqlite":
         statements: tuple[str, ...] = _SQLITE_TRIGGERS
+        moderation: tuple[str, ...] = SQLITE_MODERATION_TRIGGERS
     elif name == "postgresql":
         statements = POSTGRESQL_TRIGGERS
+        moderation = POSTGRESQL_MODERATION_TRIGGERS
     else:  # pragma: no cover - refused earlier by the store
         raise ValueError(f"unsupported database dialect {name!r}")
+    if inspect(connection).has_table(MODERATION_TABLE):
+        statements += moderation
     for statement in statements:
         connection.exec_driver_sql(statement)
 
 
-_SQLITE_TRIGGER_NAMES: Final = frozenset({"moves_no_update", "moves_no_delete", "moves_next_seq"})
+_SQLITE_TRIGGER_NAMES: Final = frozenset(
+    {"moves_no_update", "moves_no_delete", "moves_next_seq"}
+    | {"moderation_no_update", "moderation_no_delete"}
+)
 
 
 def foreign_objects(connection: Connection, tables: set[str]) -> list[str]:

@@ -93,6 +93,11 @@ _PG_TRIGGERS: Final = {
     "moves_next_seq": "CREATE TRIGGER moves_next_seq BEFORE INSERT ON moves "
     "FOR EACH ROW EXECUTE FUNCTION twenty48_moves_next_seq()",
 }
+_PG_MODERATION_TRIGGERS: Final = {
+    "moderation_no_update_delete": "CREATE TRIGGER moderation_no_update_delete BEFORE DELETE "
+    "OR UPDATE OR TRUNCATE ON moderation_log FOR EACH STATEMENT EXECUTE FUNCTION "
+    "twenty48_moderation_append_only()",
+}
 _FUNCTION_BODY: Final = re.compile(r"FUNCTION (\w+)\(\).*?\$\$(.*?)\$\$", re.DOTALL)
 
 
@@ -214,7 +219,12 @@ def expected_postgresql(metadata: MetaData) -> Schema:
             )
     for name, definition in _PG_TRIGGERS.items():
         found["trigger", f"moves.{name}"] = definition
-    for statement in dialects.POSTGRESQL_TRIGGERS:
+    statements: tuple[str, ...] = dialects.POSTGRESQL_TRIGGERS
+    if dialects.MODERATION_TABLE in metadata.tables:  # schema version 3 on
+        for name, definition in _PG_MODERATION_TRIGGERS.items():
+            found["trigger", f"{dialects.MODERATION_TABLE}.{name}"] = definition
+        statements += dialects.POSTGRESQL_MODERATION_TRIGGERS
+    for statement in statements:
         match = _FUNCTION_BODY.search(statement)
         if match:
             found["function", match.group(1)] = normalise_sql(match.group(2))
