@@ -101,6 +101,13 @@ def serve_command(
     access_log: Annotated[
         bool, typer.Option("--access-log/--no-access-log", help=N_("Log every request."))
     ] = True,
+    registered_only: Annotated[
+        bool,
+        typer.Option(
+            "--registered-only",
+            help=N_("Rank only games played under a registered name (POST /api/players)."),
+        ),
+    ] = False,
     db: DbOption = None,
 ) -> None:
     """Serve fair games, signed records and a leaderboard over HTTP (JSON API and web pages)."""
@@ -117,6 +124,7 @@ def serve_command(
         analysis_plies=analysis_plies,
         analysis_positions=analysis_positions,
         analyze=analysis,
+        registered_only=registered_only,
     )
     check_listen(host, port)
     name, server_key = prepare(config)

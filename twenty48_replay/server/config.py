@@ -30,7 +30,8 @@ class ServerConfig:
     ``analysis_plies`` plies plus every strength the solver offers, each on
     at most ``analysis_positions`` positions of a game (the bound on the
     work per game; raise both when the solver is fast).  ``analyze`` False
-    turns the background analysis off.
+    turns the background analysis off.  ``registered_only``: the leaderboard
+    ranks only games played with a registered name's secret.
     """
 
     db: str | None = None
@@ -42,6 +43,8 @@ class ServerConfig:
     analysis_plies: int = 3
     analysis_positions: int = 150
     analyze: bool = True
+    #: Rank only games played under a registered name (``serve --registered-only``).
+    registered_only: bool = False
 
     def to_env(self) -> str:
         return json.dumps(attrs.asdict(self))
