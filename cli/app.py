@@ -17,16 +17,24 @@ from twenty48_replay import __version__, i18n
 from twenty48_replay.errors import EXIT_UNUSABLE, Twenty48Error
 from twenty48_replay.i18n import N_, _
 
+from .admin_cmd import (
+    ban_command,
+    hide_command,
+    log_command,
+    suspects_command,
+    unban_command,
+    unhide_command,
+)
 from .evidence_cmd import evidence_command
 from .games_cmd import check_command, list_command, show_command, stats_command, where_command
-from .helptext import ROOT_EXAMPLES, examples
+from .helptext import EXAMPLES, HELP, ROOT_EXAMPLES, examples
 from .output import fail
 from .play_cmd import play_command
 from .records_cmd import export_command, import_command
 from .replay_cmd import replay_command
 from .serve_cmd import serve_command
 from .solver_cmd import analyze_command, autoplay_command, hint_command
-from .typer_help import Group, register
+from .typer_help import Command, Group, register
 from .verify_cmd import verify_command
 
 app = typer.Typer(
@@ -108,6 +116,30 @@ register(app, "check", check_command)
 register(app, "where", where_command)
 register(app, "evidence", evidence_command)
 register(app, "serve", serve_command)
+
+admin = typer.Typer(
+    name="admin",
+    cls=Group,
+    help=HELP["admin"],
+    epilog=examples(EXAMPLES["admin"]),
+    no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+for _name, _function in (
+    ("hide", hide_command),
+    ("unhide", unhide_command),
+    ("ban", ban_command),
+    ("unban", unban_command),
+    ("log", log_command),
+    ("suspects", suspects_command),
+):
+    admin.command(
+        _name,
+        cls=Command,
+        help=HELP[f"admin {_name}"],
+        epilog=examples(EXAMPLES[f"admin {_name}"]),
+    )(_function)
+app.add_typer(admin)
 
 
 # Typer re-exports only BadParameter from the click it uses (vendored in newer

@@ -13,7 +13,7 @@ owns.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 from sqlalchemy import func, select
@@ -22,6 +22,9 @@ from sqlalchemy.exc import IntegrityError
 
 from twenty48_replay.names import name_key
 from twenty48_replay.store.tables import fair_games, game_players, moderation_log, players
+
+if TYPE_CHECKING:
+    from twenty48_replay.store.store import Store
 
 HIDE: Final = "hide"
 UNHIDE: Final = "unhide"
@@ -193,3 +196,64 @@ def log(connection: Connection, limit: int) -> list[Action]:
         .limit(limit)
     ).all()
     return [Action(*row) for row in rows]
+
+
+# ----------------------------------------------- for ``twenty48 admin``
+
+#: What :func:`moderate` did: the action was logged, or why not.
+DONE: Final = "done"
+NO_SUCH_GAME: Final = "no such game"
+UNCHANGED: Final = "unchanged"
+
+
+@attrs.frozen(slots=True)
+class Moderated:
+    """The outcome of :func:`moderate`: ``DONE`` with the log row's id, or why nothing changed."""
+
+    outcome: str
+    action_id: int | None = None
+
+
+def moderate(
+    store: Store,
+    action: str,
+    *,
+    actor: str,
+    reason: str,
+    now_ms: int,
+    fair_id: int | None = None,
+    player: str | None = None,
+) -> Moderated:
+    """Hide, unhide, ban or unban in one transaction, checked against the current state.
+
+    Hiding a hidden game (or banning a banned name, and so on) logs
+    nothing: the log holds only actions that changed something.  A game
+    must exist; any name can be banned (before it is ever played).
+    """
+    with store.transaction() as connection:
+        if action in (HIDE, UNHIDE):
+            assert fair_id is not None
+            if not game_exists(connection, fair_id):
+                return Moderated(NO_SUCH_GAME)
+            if is_hidden(connection, fair_id) == (action == HIDE):
+                return Moderated(UNCHANGED)
+        else:
+            assert player is not None
+            if is_banned(connection, name_key(player)) == (action == BAN):
+                return Moderated(UNCHANGED)
+        action_id = act(
+            connection,
+            action=action,
+            actor=actor,
+            reason=reason,
+            now_ms=now_ms,
+            fair_id=fair_id,
+            player=player,
+        )
+    return Moderated(DONE, action_id)
+
+
+def read_log(store: Store, limit: int) -> list[Action]:
+    """The newest ``limit`` moderation actions, newest first."""
+    with store.reading() as connection:
+        return log(connection, limit)
