@@ -89,7 +89,7 @@ def _actor(by: str | None) -> str:
             by = ""
         if not by:
             raise ModerationUsageError(_("who acts is unknown here: say it with --by NAME"))
-    return _text(by, _("--by"), MAX_ACTOR)
+    return _text(by, "--by", MAX_ACTOR)
 
 
 def _moderate(
@@ -105,7 +105,7 @@ def _moderate(
     from twenty48_replay.timestamps import now_ms
 
     actor = _actor(by)
-    why = _text(reason, _("--reason"), MAX_REASON, empty_ok=action in ("unhide", "unban"))
+    why = _text(reason, "--reason", MAX_REASON, empty_ok=action in ("unhide", "unban"))
     if player is not None:
         player = _text(player, _("the player's name"), MAX_PLAYER)
     with open_store(db) as store:
