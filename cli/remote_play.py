@@ -149,6 +149,16 @@ def player_secret(client: Client, name: str, *, register: bool) -> str | None:
     return secret
 
 
+def offer_registration(client: Client, name: str, secret: str | None) -> None:
+    """After a game under an unregistered name: say how to make it yours."""
+    if secret is None:
+        warn(
+            _("{name} is not yours on {url}: add --register to keep it yours there").format(
+                name=printable(name), url=client.url
+            )
+        )
+
+
 def start_game(
     client: Client, name: str, client_seed: str | None, secret: str | None
 ) -> RemoteGame:
@@ -218,6 +228,7 @@ def scripted_remote_play(
         )
     )
     warn(revealed(game, record))
+    offer_registration(client, player, secret)
     if refused is not None:
         fail(refused)
         raise typer.Exit(EXIT_FAILED)
@@ -276,3 +287,4 @@ def remote_ui_play(
         )
     )
     warn(revealed(game, record))
+    offer_registration(client, player, secret)

@@ -65,6 +65,11 @@ def test_register_then_reuse_the_kept_secret(tmp_path: Path) -> None:
         assert "registered on" in out
         assert "already" in out
 
+        # An unregistered name plays as before, and is offered registration.
+        code, out = play(server.url, theirs, tmp_path / "b.sqlite3", "--player", "ulla")
+        assert code == 0, out
+        assert "add --register to keep it yours" in out
+
         # A kept secret that others can read is not used.
         files[0].chmod(0o644)
         code, out = play(server.url, mine, tmp_path / "a.sqlite3", "--player", "zoë")
