@@ -12,6 +12,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -249,3 +250,28 @@ def test_registered_only_ranks_registered_names(db: str, tmp_path: Path) -> None
         assert answer["registered_only"] is True
         assert [(row["id"], row["registered"]) for row in answer["games"]] == [(ranked, True)]
         client.close()
+
+
+def test_racing_registrations_give_one_owner(tmp_path: Path) -> None:
+    """Two processes on one PostgreSQL: of many registrations of one name at once, one wins.
+
+    The losers get 409 (the unique key, inside a savepoint, so the batch they
+    share with other writes goes on), never a 500; the winner's secret works.
+    """
+    for url in fresh_database():
+        with ServerProcess(url, tmp_path, "--no-analysis", "--workers", "2") as server:
+            names = ["rita", "RITA", "\u0433ita", "r\u0456ta"] * 4  # Cyrillic г, і
+
+            def register(name: str) -> tuple[int, Any]:
+                return Exchange(server.url).send("POST", "/api/players", {"name": name})
+
+            with ThreadPoolExecutor(len(names)) as pool:
+                results = list(pool.map(register, names))
+            statuses = sorted(status for status, _answer in results)
+            assert statuses == [201] + [409] * (len(names) - 1), results
+            (secret,) = [answer["secret"] for status, answer in results if status == 201]
+            (winner,) = [answer["name"] for status, answer in results if status == 201]
+            client = Client(server.url)
+            assert finish_a_game(client, winner, secret, 4) > 0
+            client.close()
+            assert "internal error" not in server.log_text()
