@@ -275,3 +275,26 @@ def test_racing_registrations_give_one_owner(tmp_path: Path) -> None:
             assert finish_a_game(client, winner, secret, 4) > 0
             client.close()
             assert "internal error" not in server.log_text()
+
+
+def test_a_lost_race_leaves_the_transaction_usable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The unique key refuses the second registration inside a savepoint: None, and the
+    caller's transaction (a writer batch of other games' writes) still commits."""
+    from twenty48_replay.store import Store
+    from twenty48_replay.store import players as player_store
+
+    with Store(str(tmp_path / "race.sqlite3")) as store:
+        with store.transaction() as connection:
+            assert player_store.register(connection, "sam", "sam", "0" * 64, 1) == 1
+            # As if another process registered between our check and our insert:
+            monkeypatch.setattr(player_store, "registered", lambda _c, _k: None)
+            assert player_store.register(connection, "SAM", "sam", "1" * 64, 2) is None
+            assert player_store.register(connection, "tom", "tom", "2" * 64, 3) is not None
+        monkeypatch.undo()
+        with store.reading() as connection:
+            owner = player_store.registered(connection, "sam")
+            assert owner is not None
+            assert (owner.name, owner.secret_hash) == ("sam", "0" * 64)
+            assert player_store.registered(connection, "tom") is not None
