@@ -46,6 +46,7 @@ def test_the_play_page_registers_and_reuses_a_name(
             page.keyboard.press(key)
             settled(page)
         page.click("#finish")
+        page.click("#confirm-end-yes")  # "End game" asks first (issue 20 section 2)
         page.wait_for_selector("#game[data-fair]", state="attached", timeout=60_000)
         assert page.get_attribute("#game", "data-fair") == "checked"
         assert secret not in page.content()
@@ -57,6 +58,7 @@ def test_the_play_page_registers_and_reuses_a_name(
         start(mine, server.url, register=False)
         assert page.get_attribute("#game", "data-state") == "playing"
         page.click("#finish")
+        page.click("#confirm-end-yes")  # "End game" asks first (issue 20 section 2)
         page.wait_for_selector("#game[data-fair]", state="attached", timeout=60_000)
 
         # The leaderboard page marks the registered entry.
