@@ -61,6 +61,9 @@ PLAY_PAGE: Final = (
  placeholder="your name" spellcheck="false"></label>
 <label>Your seed <input id="seed-input" name="client_seed" maxlength="128"
  placeholder="random" spellcheck="false"></label>
+<label class="register" title="Only this browser can then play the name here: it keeps the
+ name's secret">
+<input id="register" name="register" type="checkbox"> Keep this name mine</label>
 <button id="new-game-button" type="submit">New game</button>
 </form>
 </section>
