@@ -56,3 +56,9 @@ MAX_JOBS: Final = 4 * CORES
 #: a large message and a lost worker a large loss.
 MIN_PARTITION_BYTES: Final = 64
 MAX_PARTITION_BYTES: Final = 1 << 30
+#: ``serve --max-record-bytes`` / ``--max-record-extra-bytes``: a record is at most 16 MiB anyway.
+MAX_RECORD_BYTES: Final = 16 * 1024 * 1024
+#: ``serve --unstarted-expiry`` / ``--abandon-after``: a year, in seconds.
+MAX_EXPIRY_SECONDS: Final = 365 * 86_400
+#: ``serve --sweep-interval``: an hour.
+MAX_SWEEP_SECONDS: Final = 3600

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Final
 
@@ -16,6 +17,11 @@ ENV_VAR: Final = "TWENTY48_SERVE_CONFIG"
 KEY_SUFFIX: Final = ".server-key.pem"
 
 
+def _strings(values: Iterable[str]) -> tuple[str, ...]:
+    """A tuple of strings (the settings travel as JSON, where a tuple is a list)."""
+    return tuple(values)
+
+
 @attrs.frozen
 class ServerConfig:
     """What ``twenty48 serve`` was asked for.
@@ -25,7 +31,9 @@ class ServerConfig:
     least ``bot_match_rate`` or its median time between moves is below
     ``bot_interval_ms`` (0 turns that test off).  ``analysis_plies`` is the
     solver's fixed depth for the match rate; ``analyze`` False turns the
-    background analysis off.
+    background analysis off.  The bounds, quotas and expiry are described
+    where they are enforced: :mod:`.record_checks`, :mod:`.quotas`,
+    :mod:`.sweeper`.
     """
 
     db: str | None = None
@@ -35,6 +43,19 @@ class ServerConfig:
     bot_min_moves: int = 50
     analysis_plies: int = 2
     analyze: bool = True
+    # ---- bounds, quotas and expiry (issue 18, sections 1 and 2)
+    #: ``POST /api/records``: the body, and the canonical JSON of the record's unknown keys.
+    max_record_bytes: int = 1024 * 1024
+    max_record_extra_bytes: int = 64 * 1024
+    #: Rate limits on (the defaults, changed by ``rate_limit_specs``) or off.
+    rate_limits: bool = True
+    rate_limit_specs: tuple[str, ...] = attrs.field(default=(), converter=_strings)
+    #: A game not started this long after it was made is removed (seconds).
+    unstarted_expiry_s: float = 600.0
+    #: A started game with no move for this long is finished as abandoned (seconds).
+    abandon_after_s: float = 86_400.0
+    #: Seconds between two passes of the expiry sweeper.
+    sweep_interval_s: float = 30.0
 
     def to_env(self) -> str:
         return json.dumps(attrs.asdict(self))

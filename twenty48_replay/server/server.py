@@ -1,4 +1,4 @@
-"""The running server's parts: the store, the key, the writer and the analyzer.
+"""The running server's parts: the store, the key, the writer, the analyzer and the sweeper.
 
 Its own module so that the application (:mod:`.app`) and the pages
 (:mod:`.pages`) both take it from below, neither from the other.
@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import sys
 
+from twenty48_replay.server import write_jobs
 from twenty48_replay.server.bots import Analyzer
 from twenty48_replay.server.config import ServerConfig, key_path
+from twenty48_replay.server.quotas import RateLimits
+from twenty48_replay.server.record_checks import RecordChecker
+from twenty48_replay.server.sweeper import Sweeper
 from twenty48_replay.server.writer import GroupWriter
 from twenty48_replay.signing import ServerKey
 from twenty48_replay.store import Store
@@ -19,20 +23,24 @@ SWITCH_INTERVAL = 0.0005
 
 
 class Server:
-    """The running server's parts: store, key, writer and analyzer."""
+    """The running server's parts: store, key, writer, analyzer, record checker and sweeper."""
 
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
+        self.limits = RateLimits.from_settings(config.rate_limits, config.rate_limit_specs)
         self.store = Store(config.db)
         try:
             self.key = ServerKey.load_or_create(key_path(config))
         except BaseException:
             self.store.close()
             raise
-        self.writer = GroupWriter(self.store, self.key)
+        self.writer = GroupWriter(self.store, self.key, limits=self.limits)
         self.analyzer = Analyzer(self.store, config) if config.analyze else None
+        self.records = RecordChecker(config.max_record_extra_bytes)
+        self.sweeper = Sweeper(self.store, self.writer, config)
 
     def start(self) -> None:
+        """Start the threads and processes (the sweeper needs the event loop: its own start)."""
         # The writer thread releases the interpreter lock for every database call
         # (sqlite3 and psycopg do) and must then wait for the event loop thread to
         # hand it back, which a busy loop does only every switch interval (5 ms by
@@ -40,11 +48,26 @@ class Server:
         # loop: 0.5 ms took the same machine from ~2,050 to ~2,500-2,900 moves/s.
         sys.setswitchinterval(SWITCH_INTERVAL)
         self.writer.start()
+        self.records.start()
         if self.analyzer is not None:
             self.analyzer.start()
 
     def stop(self) -> None:
         if self.analyzer is not None:
             self.analyzer.stop()
+        self.records.stop()
         self.writer.stop()
         self.store.close()
+
+    async def charge(self, name: str, subject: str) -> None:
+        """Charge one request of ``subject`` (an address) to the rate limit ``name``.
+
+        Raises :class:`ApiError` 429 with ``Retry-After`` when over the limit;
+        nothing when the limit is not in force.  The hook for endpoints whose
+        work is not a write job: a submitted record is charged before it is
+        read, a name (``POST /api/players``) before it is registered, with
+        :data:`twenty48_replay.server.quotas.REGISTER_NAME`.
+        """
+        charge = self.limits.charge(name, subject)
+        if charge is not None:
+            await self.writer.run(write_jobs.TakeToken(charge))

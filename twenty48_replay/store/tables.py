@@ -10,7 +10,11 @@ table added here is checked on open without further work.
 
 Schema history: version 1 had no ``log_digests``; version 2 adds it (the
 SHA-256 of each game's move string, kept with the projection) and stores
-``seed`` and ``player`` losslessly (see :class:`LosslessText`).
+``seed`` and ``player`` losslessly (see :class:`LosslessText`), with the
+score server's ``fair_games`` and ``submitted_records``; version 3 adds the
+server's quotas and expiry (``rate_limits``, ``abandoned_games``,
+``server_leases``).  Earlier versions are frozen in
+:mod:`twenty48_replay.store.legacy`.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ from twenty48_replay import __version__
 from twenty48_replay.board import Board
 
 #: Bumped whenever the schema changes; a newer database is refused.
-SCHEMA_VERSION: Final = 2
+SCHEMA_VERSION: Final = 3
 APPLICATION: Final = "twenty48-replay"
 #: The ``client`` of the records this program writes (exported games, signed fair records).
 CLIENT: Final = f"{APPLICATION} {__version__}"
@@ -217,4 +221,47 @@ submitted_records = Table(
     metadata,
     Column("game_id", Integer, ForeignKey("games.id"), primary_key=True, autoincrement=False),
     Column("submitted_ms", BigInteger, nullable=False),
+)
+
+# ---------------------------------------------------------- quotas and expiry
+# (issue 18, section 2; read and written by store.quotas and store.expiry,
+# which the server reaches through store.fair_games)
+#
+# One rate limit's state per key ("<limit>:<subject>": an address, a game):
+# the generic cell rate algorithm keeps a single time per key, the
+# theoretical arrival time of the next request (``tat_ms``); a key whose
+# ``tat_ms`` has passed is a full bucket, the same as no row, and is swept.
+# ``granted`` is how many requests the last charge let through (a charge
+# computes it from the old ``tat_ms`` in the same UPDATE, so no second read
+# is needed).  In the database, not in a process, so that every server
+# process on one database shares the limits.
+rate_limits = Table(
+    "rate_limits",
+    metadata,
+    Column("key", String(300), primary_key=True),
+    Column("tat_ms", BigInteger, nullable=False),
+    Column("granted", Integer, nullable=False),
+    Index("rate_limits_by_tat", "tat_ms"),
+)
+
+# Fair games the server finished because no move came for too long: their
+# record is signed like any other (and says ``"abandoned": true``), they are
+# never ranked.  ``last_move_ms`` is when the game last changed.
+abandoned_games = Table(
+    "abandoned_games",
+    metadata,
+    Column("fair_id", Integer, ForeignKey("fair_games.id"), primary_key=True, autoincrement=False),
+    Column("abandoned_ms", BigInteger, nullable=False),
+    Column("last_move_ms", BigInteger, nullable=False),
+)
+
+# Work that one server process does for the whole database (the expiry
+# sweeper): whoever holds the named lease until ``until_ms`` does it, the
+# others wait; a lease that runs out (its process died) is taken over.
+server_leases = Table(
+    "server_leases",
+    metadata,
+    Column("name", String(64), primary_key=True),
+    Column("holder", String(128), nullable=False),
+    Column("until_ms", BigInteger, nullable=False),
 )
