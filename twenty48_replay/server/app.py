@@ -35,7 +35,7 @@ from twenty48_replay.server.fastpath import MovesFastPath
 from twenty48_replay.server.openapi import MAX_PAGE, openapi_document
 from twenty48_replay.server.server import Server
 from twenty48_replay.store import fair_games as fair_store
-from twenty48_replay.timestamps import iso_ms
+from twenty48_replay.timestamps import iso_ms, now_ms
 
 log = logging.getLogger("twenty48.server")
 
@@ -159,7 +159,9 @@ async def start_game(request: Request, server: Server) -> Response:
         client_seed = fair.validate_client_seed(raw)
     except RecordError as exc:
         raise ApiError(422, str(exc)) from None
-    return JSON(await server.writer.run(write_jobs.StartGame(fair_id, token, client_seed)))
+    made_after = now_ms() - int(server.config.unstarted_expiry_s * 1000)
+    job = write_jobs.StartGame(fair_id, token, client_seed, made_after)
+    return JSON(await server.writer.run(job))
 
 
 async def play_move(request: Request, server: Server) -> Response:
@@ -192,6 +194,8 @@ async def show_game(request: Request, server: Server) -> Response:
     if found is None:
         raise not_found(fair_id)
     row, game = found
+    if game is None and row.created_ms < now_ms() - int(server.config.unstarted_expiry_s * 1000):
+        raise write_jobs.expired(fair_id)
     if game is not None and game.damage:
         raise ApiError(500, f"game {fair_id} is damaged in the database; the operator can see why")
     return JSON(answers.public_view(row, game))

@@ -34,6 +34,11 @@ from twenty48_replay.store import fair_games as fair_store
 MAX_RELOADS = 8
 
 
+def expired(fair_id: int) -> ApiError:
+    """404 for a game that was never started in time (removed, or about to be)."""
+    return ApiError(404, f"no game with id {fair_id}: it was not started in time and has expired")
+
+
 def authorize(entry: GameEntry, token: str) -> None:
     """403 unless ``token`` is the game's (constant-time)."""
     if not token_matches(token, entry.row.token_hash):
@@ -71,11 +76,16 @@ class CreateGame:
 
 @attrs.frozen
 class StartGame:
-    """``POST /api/games/{id}/start``: the client seed fixes the game seed."""
+    """``POST /api/games/{id}/start``: the client seed fixes the game seed.
+
+    A game made before ``made_after_ms`` and never started has expired: it is
+    gone (404) even before the sweeper removes its row.
+    """
 
     fair_id: int
     token: str
     client_seed: str
+    made_after_ms: int = 0
 
     @property
     def order(self) -> int:
@@ -87,6 +97,8 @@ class StartGame:
     def run(self, view: BatchView) -> dict[str, Any]:
         view.flush()
         entry = view.get(self.fair_id)
+        if entry.state is None and entry.row.created_ms < self.made_after_ms:
+            raise expired(self.fair_id)
         authorize(entry, self.token)
         for _ in range(MAX_RELOADS):
             if entry.state is not None or entry.finished:

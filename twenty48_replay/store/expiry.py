@@ -18,7 +18,7 @@ function here runs inside a transaction its caller owns.
 from __future__ import annotations
 
 import attrs
-from sqlalchemy import delete, exists, select, update
+from sqlalchemy import delete, exists, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql.elements import ColumnElement
@@ -64,13 +64,19 @@ def expire_unstarted(connection: Connection, created_before_ms: int, limit: int)
     """Delete up to ``limit`` fair games created before the cutoff and never started; their ids.
 
     The delete repeats the condition, so a game started meanwhile (by any
-    process) is kept.
+    process) is kept.  The newest game is kept even when it expired: SQLite
+    gives a new row the highest id plus one, so deleting the newest rows
+    would hand their ids to the next games, and an old id (in a client, in
+    another process's memory) would name someone else's game.  The server
+    refuses to start an expired game whether or not its row is still there.
     """
+    newest = select(func.max(fair_games.c.id)).scalar_subquery()
     unstarted = (
         fair_games.c.finished_ms.is_(None),
         fair_games.c.game_id.is_(None),
         fair_games.c.client_seed.is_(None),
         fair_games.c.created_ms < created_before_ms,
+        fair_games.c.id < newest,
     )
     ids = list(
         connection.execute(
