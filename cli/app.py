@@ -17,6 +17,7 @@ from twenty48_replay import __version__, i18n
 from twenty48_replay.errors import EXIT_UNUSABLE, Twenty48Error
 from twenty48_replay.i18n import N_, _
 
+from .evidence_cmd import evidence_command
 from .games_cmd import check_command, list_command, show_command, stats_command, where_command
 from .helptext import ROOT_EXAMPLES, examples
 from .output import fail
@@ -105,6 +106,7 @@ register(app, "autoplay", autoplay_command)
 register(app, "analyze", analyze_command)
 register(app, "check", check_command)
 register(app, "where", where_command)
+register(app, "evidence", evidence_command)
 register(app, "serve", serve_command)
 
 

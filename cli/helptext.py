@@ -93,6 +93,12 @@ HELP: Final = {
         "in it changes)."
     ),
     "where": N_("Print where the database is (creating it if needed)."),
+    "evidence": N_(
+        "Fair-play evidence: what play --server kept when a server broke a rule.\n"
+        "\n"
+        "Without ID, one line per report; with ID, the report as JSON: every\n"
+        "answer the server sent, in order (the game's token only as its SHA-256)."
+    ),
     "serve": N_(
         "Serve fair games, signed records and a leaderboard over HTTP (JSON API and web pages)."
     ),
@@ -195,6 +201,10 @@ EXAMPLES: Final = {
     "where": (
         (N_("The default database"), "twenty48 where"),
         (N_("The database TWENTY48_DB names"), "TWENTY48_DB=games.sqlite3 twenty48 where"),
+    ),
+    "evidence": (
+        (N_("The reports kept"), "twenty48 evidence"),
+        (N_("Report 1 as JSON, to keep or send"), "twenty48 evidence 1"),
     ),
     "serve": (
         (N_("A score server on http://127.0.0.1:8048"), "twenty48 serve"),

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -28,6 +31,13 @@ EXAMPLES = ROOT / "examples"
 # expect English unless they choose a language themselves, whatever the
 # machine's locale, in this process and in every CLI subprocess.
 os.environ["TWENTY48_LANG"] = "en"
+
+# The user data folder (the default database, server keys, player secrets) is
+# a private folder for this test run: no test reads or changes the real one,
+# and two branches' test runs on one machine never share a database.
+_DATA_HOME = tempfile.mkdtemp(prefix="twenty48-test-data-")
+os.environ["XDG_DATA_HOME"] = _DATA_HOME
+atexit.register(shutil.rmtree, _DATA_HOME, ignore_errors=True)
 
 settings.register_profile(
     "default", deadline=None, suppress_health_check=[HealthCheck.too_slow], max_examples=300

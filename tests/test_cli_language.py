@@ -135,6 +135,7 @@ COMMANDS = [
     "analyze",
     "check",
     "where",
+    "evidence",
     "serve",
 ]
 #: Wide enough that no summary wraps; the words are compared without the boxes.
@@ -156,6 +157,7 @@ SUMMARIES = {
     "analyze": ("Kommentér et spil træk for træk", "Annotate a game move by move"),
     "check": ("Sammenlign skemaet med vores", "Compare the schema with ours"),
     "where": ("Vis, hvor databasen ligger", "Print where the database is"),
+    "evidence": ("Bevismateriale fra fair spil", "Fair-play evidence"),
     "serve": ("Udbyd fair spil", "Serve fair games"),
 }
 

@@ -153,6 +153,7 @@ COMMANDS = [
     "analyze",
     "check",
     "where",
+    "evidence",
     "serve",
 ]
 

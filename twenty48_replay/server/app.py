@@ -27,9 +27,17 @@ from starlette.routing import Route
 
 from twenty48_replay import fair
 from twenty48_replay.errors import RecordError
-from twenty48_replay.server import answers, cursors, error_page, pages, parsing, quotas, write_jobs
+from twenty48_replay.server import (
+    answers,
+    bots,
+    cursors,
+    error_page,
+    pages,
+    parsing,
+    quotas,
+    write_jobs,
+)
 from twenty48_replay.server.api_errors import ApiError, not_found
-from twenty48_replay.server.bots import suspected_bot
 from twenty48_replay.server.config import ServerConfig
 from twenty48_replay.server.fastpath import MovesFastPath
 from twenty48_replay.server.openapi import MAX_PAGE, openapi_document
@@ -220,36 +228,21 @@ async def leaderboard(request: Request, server: Server) -> Response:
     rows = await run_in_threadpool(read)
     page, more = rows[:limit], len(rows) > limit
     config = server.config
-    games = []
-    for row in page:
-        rate = (
-            None
-            if row.engine_matches is None or not row.engine_checked
-            else round(row.engine_matches / row.engine_checked, 4)
-        )
-        games.append(
-            {
-                "rank": row.position,
-                "id": row.fair_id,
-                "player": row.player,
-                "score": row.score,
-                "moves": row.moves,
-                "max_tile": row.max_tile,
-                "ended": iso_ms(row.finished_ms),
-                "record_url": answers.record_url(row.fair_id),
-                "engine_match_rate": rate,
-                "median_move_interval_ms": row.median_interval_ms,
-                "suspected_bot": suspected_bot(
-                    config, row.engine_matches, row.engine_checked, row.median_interval_ms
-                ),
-            }
-        )
-    thresholds = {
-        "match_rate": config.bot_match_rate,
-        "interval_ms": config.bot_interval_ms,
-        "min_moves": config.bot_min_moves,
-        "analysis_plies": config.analysis_plies,
-    }
+    games = [
+        {
+            "rank": row.position,
+            "id": row.fair_id,
+            "player": row.player,
+            "score": row.score,
+            "moves": row.moves,
+            "max_tile": row.max_tile,
+            "ended": iso_ms(row.finished_ms),
+            "record_url": answers.record_url(row.fair_id),
+            **bots.signal_fields(config, row),
+        }
+        for row in page
+    ]
+    thresholds = bots.thresholds(config)
     key = page[-1].key if more else None
     following = None if key is None else cursors.encode("leaderboard", attrs.astuple(key))
     return JSON({"games": games, "bot_thresholds": thresholds, "next_cursor": following})

@@ -26,13 +26,18 @@ def _strings(values: Iterable[str]) -> tuple[str, ...]:
 class ServerConfig:
     """What ``twenty48 serve`` was asked for.
 
-    Bots: a finished game is marked as a suspected bot when at least
-    ``bot_min_moves`` moves were analysed and its engine-match rate is at
-    least ``bot_match_rate`` or its median time between moves is below
-    ``bot_interval_ms`` (0 turns that test off).  ``analysis_plies`` is the
-    solver's fixed depth for the match rate; ``analyze`` False turns the
-    background analysis off.  The bounds, quotas and expiry are described
-    where they are enforced: :mod:`.record_checks`, :mod:`.quotas`,
+    Bots (see :mod:`twenty48_replay.server.bots`): a finished game of at
+    least ``bot_min_moves`` moves is marked as a suspected bot when its
+    engine-match rate (the best rung of the search ladder) is at least
+    ``bot_match_rate``, when its median time between moves is below
+    ``bot_interval_ms`` (0 turns that test off), or when the dispersion of
+    those times (interquartile range over median) is below
+    ``bot_dispersion`` (0 turns it off).  The ladder is fixed depths of 1 ..
+    ``analysis_plies`` plies plus every strength the solver offers, each on
+    at most ``analysis_positions`` positions of a game (the bound on the
+    work per game; raise both when the solver is fast).  ``analyze`` False
+    turns the background analysis off.  The bounds, quotas and expiry are
+    described where they are enforced: :mod:`.record_checks`, :mod:`.quotas`,
     :mod:`.sweeper`.
     """
 
@@ -40,8 +45,10 @@ class ServerConfig:
     key: str | None = None
     bot_match_rate: float = 0.9
     bot_interval_ms: int = 100
+    bot_dispersion: float = 0.1
     bot_min_moves: int = 50
-    analysis_plies: int = 2
+    analysis_plies: int = 3
+    analysis_positions: int = 150
     analyze: bool = True
     # ---- bounds, quotas and expiry (issue 18, sections 1 and 2)
     #: ``POST /api/records``: the body, and the canonical JSON of the record's unknown keys.

@@ -9,9 +9,13 @@ and ``log_digests`` (the SHA-256 of each game's move string,
 computed here from the log), stores ``seed`` and ``player`` escaped (see
 :func:`~twenty48_replay.store.tables.escape_text`; only values holding
 U+0000 or U+0001 change) and, on PostgreSQL, widens both to ``TEXT``.
-Version 3 adds the score server's quotas and expiry: ``rate_limits``,
-``abandoned_games`` and ``server_leases`` (all empty at first: no game of
-version 2 was abandoned, no limit was kept).
+Version 3 adds ``fair_evidence`` (kept by ``play --server`` when a server
+breaks a rule) and ``bot_signals`` (the detail of each fair game's bot
+signals), and has every analysed fair game analysed again: the signals of
+version 2 came from one shallow search only.  It also adds the score
+server's quotas and expiry: ``rate_limits``, ``abandoned_games`` and
+``server_leases`` (all empty at first: no game of version 2 was abandoned,
+no limit was kept).
 """
 
 from __future__ import annotations
@@ -25,7 +29,9 @@ from sqlalchemy.engine import Connection
 from twenty48_replay.store.tables import (
     SCHEMA_VERSION,
     abandoned_games,
+    bot_signals,
     escape_text,
+    fair_evidence,
     fair_games,
     log_digests,
     meta,
@@ -50,7 +56,15 @@ def _set_version(connection: Connection, version: int) -> None:
 
 
 def to_v3(connection: Connection) -> None:
-    """Version 2 to 3: the server's quotas and expiry (new, empty tables)."""
+    """Version 2 to 3: fair-play evidence; bot-signal detail (every fair game
+    analysed again); the server's quotas and expiry (new, empty tables)."""
+    fair_evidence.create(connection)
+    bot_signals.create(connection)
+    connection.execute(
+        update(fair_games)
+        .where(fair_games.c.analysis.in_(("done", "failed", "running")))
+        .values(analysis="pending", analysis_ms=None)
+    )
     # ---- quotas and expiry (issue 18, section 2)
     rate_limits.create(connection)
     abandoned_games.create(connection)
