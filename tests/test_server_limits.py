@@ -508,6 +508,34 @@ def test_retry_after_is_the_time_to_wait(tmp_path: Path) -> None:
         assert play(server.url, game, token, 2, board)["n"] == 2
 
 
+def test_the_client_waits_out_a_429_and_loses_no_move(tmp_path: Path) -> None:
+    """``play --server`` scripts (the library client) are slowed to the limit, not stopped."""
+    with ServerProcess(
+        str(tmp_path / "s.sqlite3"), tmp_path, "--no-analysis", "--rate-limit", "move=10/s:3"
+    ) as server:
+        client = Client(server.url)
+        created = client.new_game("script")
+        board = client.request(
+            "POST", f"/api/games/{created['id']}/start", {"client_seed": "c"}, created["token"]
+        )["board"]
+        sent = ""
+        started = time.monotonic()
+        for n in range(1, 31):
+            letter = next_letter(board)
+            answer = client.request(
+                "POST",
+                f"/api/games/{created['id']}/moves",
+                {"move": letter, "n": n},
+                created["token"],
+            )
+            assert answer["n"] == n
+            sent += letter
+            board = answer["board"]
+        assert client.retried > 0  # it met the limit, waited and sent the move again
+        assert time.monotonic() - started >= 2.0  # 27 moves past the burst at 10 a second
+    assert stored_letters(server.db, created["id"]) == sent
+
+
 def test_rate_limits_off_for_benchmarks(tmp_path: Path) -> None:
     with ServerProcess(
         str(tmp_path / "s.sqlite3"), tmp_path, "--no-analysis", "--rate-limits", "off"
