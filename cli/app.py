@@ -13,7 +13,7 @@ from typing import Annotated, Final
 
 import typer
 
-from twenty48_replay import __version__, i18n
+from twenty48_replay import __version__, i18n, native
 from twenty48_replay.errors import EXIT_UNUSABLE, Twenty48Error
 from twenty48_replay.i18n import N_, _
 
@@ -43,7 +43,7 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"twenty48-replay {__version__}")
+        typer.echo(f"twenty48-replay {__version__} (engine: {native.describe()})")
         raise typer.Exit()
 
 
@@ -182,6 +182,7 @@ def main() -> None:
     _tolerant_streams()
     _sane_terminal_size()
     try:
+        native.require()  # TWENTY48_ENGINE asking for an engine that cannot run: exit 2
         status = app(standalone_mode=False)
     except Twenty48Error as exc:
         fail(exc.translated())

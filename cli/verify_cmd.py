@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
+from twenty48_replay import native
 from twenty48_replay.batch import Result, default_jobs, verify_many
 from twenty48_replay.errors import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE
 from twenty48_replay.i18n import N_, _, ngettext, number
@@ -229,7 +230,7 @@ def verify_command(
         )
     finally:
         progress.stop()
-    _report(tally, time.perf_counter() - started)
+    _report(tally, time.perf_counter() - started, native.describe())
 
 
 def _verify_on_cluster(
@@ -239,8 +240,9 @@ def _verify_on_cluster(
     quiet: bool,
     trusted: SignatureChecker | None,
     partition_bytes: int | None,
-) -> tuple[_Tally, float]:
-    """The same lines as the local pool, from the workers of a Dask cluster, and the seconds."""
+) -> tuple[_Tally, float, str]:
+    """The same lines as the local pool, from the workers of a Dask cluster, the seconds
+    and the engine the workers ran."""
     from twenty48_replay.cluster import PARTITION_BYTES, connect
 
     with connect(scheduler.strip()) as session:
@@ -255,7 +257,7 @@ def _verify_on_cluster(
             # Inputs split into ranges are JSON Lines: their line 1 is named as such.
             line_sources = {item.name for item in inputs if item.size is not None}
             tally = _print_results(results, as_json, quiet, line_sources)
-            return tally, time.perf_counter() - started
+            return tally, time.perf_counter() - started, session.engines()
         finally:
             progress.stop()
 
@@ -291,8 +293,13 @@ def _print_results(
     return tally
 
 
-def _report(tally: _Tally, seconds: float) -> NoReturn:
-    """The summary line (unless there was one record) and the exit code."""
+def _report(tally: _Tally, seconds: float, engine: str) -> NoReturn:
+    """The summary line (unless there was one record) and the exit code.
+
+    The summary names the engine that ran (``native (sha-ni)`` or ``python``,
+    see :mod:`twenty48_replay.native`); it is on stderr, so ``--json`` output
+    is the same byte for byte with either engine.
+    """
     counts, replayed = tally.counts, tally.replayed
     seconds = max(seconds, 1e-9)
     total = sum(counts.values())
@@ -300,15 +307,16 @@ def _report(tally: _Tally, seconds: float) -> NoReturn:
         warn(
             ngettext(
                 "{total} record: {valid} valid, {invalid} invalid, {unreadable} unreadable"
-                " · {records_per_s} records/s, {moves_per_s} moves/s",
+                " · engine {engine} · {records_per_s} records/s, {moves_per_s} moves/s",
                 "{total} records: {valid} valid, {invalid} invalid, {unreadable} unreadable"
-                " · {records_per_s} records/s, {moves_per_s} moves/s",
+                " · engine {engine} · {records_per_s} records/s, {moves_per_s} moves/s",
                 total,
             ).format(
                 total=total,
                 valid=counts["valid"],
                 invalid=counts["invalid"],
                 unreadable=counts["unreadable"],
+                engine=engine,
                 records_per_s=number(round(total / seconds)),
                 moves_per_s=number(round(replayed / seconds)),
             )

@@ -1,6 +1,6 @@
 """Long fuzz run: hostile records, metadata, file names, databases and option values.
 
-Usage: python tests/fuzz_records.py [--seconds 600] [--seed N]
+Usage: python tests/fuzz_records.py [--seconds 600] [--seed N] [--native-seconds S]
 
 Half of the time goes to mutated records through the reader, verify and
 import in this process (tests/test_fuzz.py's checks), with a CLI batch of
@@ -12,6 +12,11 @@ command, and the peak memory of this process and of the largest command it
 ran.  Exits 1 on the first broken promise (a traceback, an exit status other
 than 0/1/2, a raw control byte on output, a refused database that changed,
 a hang), printing the case number that reproduces it.
+
+``--native-seconds S`` first spends S seconds on differential cases for the
+native core (tests/native_diff.py: Unicode seeds, move strings up to
+1,000,000, boards up to 131072, mutated records), each compared field by
+field with the pure-Python engine; ``--seconds 0`` runs only those.
 """
 
 from __future__ import annotations
@@ -30,8 +35,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fuzz_scenarios import SCENARIOS, STATS, BrokenPromiseError, run
 from fuzzing import mutant
+from native_diff import check_case
 from test_fuzz import check_library
 
+from twenty48_replay import native
 from twenty48_replay.store import Store
 
 
@@ -44,7 +51,12 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=600)
     parser.add_argument("--seed", type=int, default=int(time.time()))
+    parser.add_argument("--native-seconds", type=float, default=0)
     args = parser.parse_args()
+    if args.native_seconds > 0 and not native_differences(args.native_seconds, args.seed):
+        return 1
+    if args.seconds <= 0:
+        return 0
     counts: Counter[str] = Counter()
     started = time.monotonic()
     deadline = started + args.seconds
@@ -100,6 +112,30 @@ def main() -> int:
         f"{peak_mb(resource.RUSAGE_CHILDREN):.0f} MB in the largest command"
     )
     return 0
+
+
+def native_differences(seconds: float, seed: int) -> bool:
+    """Native core against pure Python on random cases for ``seconds``; False on a difference."""
+    if native.core is None:
+        print("the native core is not built (or TWENTY48_ENGINE=python)", file=sys.stderr)
+        return False
+    counts: Counter[str] = Counter()
+    started = time.monotonic()
+    case = seed
+    while time.monotonic() - started < seconds:
+        case += 1
+        try:
+            counts[check_case(random.Random(case))] += 1
+        except AssertionError as exc:
+            print(f"NATIVE DIFFERENCE on case {case}: {exc}", file=sys.stderr)
+            return False
+    kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(counts.items()))
+    print(
+        f"native core ({native.describe()}) against pure Python, "
+        f"{time.monotonic() - started:.0f} s from seed {seed}: "
+        f"{sum(counts.values())} cases ({kinds}); 0 differences"
+    )
+    return True
 
 
 if __name__ == "__main__":

@@ -283,3 +283,10 @@ def test_numbers_in_unknown_keys(number: str, refused: bool) -> None:
         f',"x":{number if "e" not in number else repr(float(number))}}}'
     )
     assert Record.from_json(record.to_json()) == record
+
+
+@given(st.text(max_size=50) | st.text(alphabet="UDLRudlr\u0155x", max_size=50))
+def test_the_fast_move_letter_check_is_the_set_check(text: str) -> None:
+    from twenty48_replay.record import MOVE_LETTERS, only_move_letters
+
+    assert only_move_letters(text) == MOVE_LETTERS.issuperset(text)

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 import attrs
 
-from twenty48_replay import rows
+from twenty48_replay import native, rows
 
 
 class Direction(enum.Enum):
@@ -70,6 +70,10 @@ def tile_exponent(value: int) -> int:
     return exponent
 
 
+#: The exponent of every tile value (and 0 for an empty cell): from_cells' fast path.
+_EXPONENTS: dict[int, int] = {0: 0, **{1 << e: e for e in range(1, rows.MAX_EXPONENT + 1)}}
+
+
 @attrs.frozen(slots=True)
 class SlideResult:
     """What one direction does to a board: the new board and the points gained."""
@@ -111,8 +115,12 @@ class Board:
         """A board from 16 tile values in row-major order."""
         packed = 0
         count = 0
+        exponents = _EXPONENTS
         for i, value in enumerate(values):
-            packed |= tile_exponent(value) << (rows.CELL_BITS * i)
+            exponent = exponents.get(value) if type(value) is int else None
+            if exponent is None:
+                exponent = tile_exponent(value)  # raises the ValueError naming the value
+            packed |= exponent << (rows.CELL_BITS * i)
             count += 1
         if count != 16:
             raise ValueError("a board has 16 cells")
@@ -166,7 +174,15 @@ class Board:
         return self.packed | rows.transpose(self.packed) << rows.BOARD_BITS
 
     def slide(self, direction: Direction) -> SlideResult:
-        """Slide every tile toward ``direction`` (no spawn)."""
+        """Slide every tile toward ``direction`` (no spawn; one C call with the native core)."""
+        if native.core is not None:
+            try:
+                slid = native.core.slide(self.packed, direction.code)
+            except OverflowError as exc:
+                raise rows.TileOverflowError(str(exc)) from None
+            if slid is None:
+                return SlideResult(self, 0, False)
+            return SlideResult(Board(slid[0]), slid[1], True)
         result = rows.move_state(self.state(), direction.code)
         board = Board(result & rows.BOARD_MASK)
         return SlideResult(board, result >> rows.GAIN_SHIFT, board.packed != self.packed)
@@ -179,7 +195,13 @@ class Board:
         )
 
     def is_over(self) -> bool:
-        """No direction changes the board."""
+        """No direction changes the board (one C call with the native core)."""
+        if native.core is not None:
+            try:
+                over: bool = native.core.is_over(self.packed)
+            except OverflowError as exc:
+                raise rows.TileOverflowError(str(exc)) from None
+            return over
         return not self.valid_directions()
 
     def with_tile(self, cell: int, value: int) -> Board:

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar, Final
 
 import attrs
 
+from twenty48_replay import native
 from twenty48_replay.batch import Result, verify_raw
 from twenty48_replay.errors import EXIT_UNUSABLE, RecordError, Twenty48Error
 from twenty48_replay.sources import (
@@ -298,6 +299,14 @@ class ClusterSession:
         except Exception as exc:
             raise self._fail("listing the inputs", exc) from None
         return found
+
+    def engines(self) -> str:
+        """The engine the workers run (:func:`native.describe` of each; the distinct ones)."""
+        try:
+            found: dict[str, str] = self.client.run(native.describe)
+        except Exception as exc:
+            raise self._fail("reporting its engine", exc) from None
+        return ", ".join(sorted(set(found.values()))) or native.describe()
 
     def threads(self) -> int:
         """Worker threads on the cluster now (at least 1)."""

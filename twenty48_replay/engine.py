@@ -7,17 +7,23 @@ on the working state ``b | t << 80`` of :mod:`twenty48_replay.rows`, with the
 HMAC inlined, so that a move costs a handful of integer operations, four
 dictionary lookups and two SHA-256 compressions.  The tests replay thousands
 of games through both paths and through an independent list-based engine.
+
+With the native core (:mod:`twenty48_replay.native`) :func:`run`,
+:func:`steps`, :func:`opening_state` and :func:`verdict` are its C versions,
+bound at import; the pure-Python ones stay here as the fallback and the
+reference (``python_run``, ``python_steps``), and both give the same results.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from struct import Struct
-from typing import Final, NamedTuple
+from typing import Any, Final, NamedTuple, Protocol
 
-from twenty48_replay import rows
-from twenty48_replay.board import LETTER_CODES
+from twenty48_replay import native, rows
+from twenty48_replay.board import LETTER_CODES, Board
 from twenty48_replay.game import opening, rng_for
+from twenty48_replay.rng import seed_key
 
 
 class Outcome(NamedTuple):
@@ -41,6 +47,18 @@ class StepData(NamedTuple):
     four: bool
 
 
+class Verdict(NamedTuple):
+    """A whole record replayed from its opening: what :func:`twenty48_replay.verify` needs."""
+
+    board: int  # Board.packed of the last valid state
+    score: int
+    moves: int
+    #: 1-based number of the first move that changed nothing, or None.
+    null_move: int | None
+    max_tile: int
+    over: bool
+
+
 #: Move tables indexed by the letter's byte, with the shift that selects the
 #: half of the state whose rows the direction moves (0: b for L/R, 80: t for U/D).
 _BYTE_TABLES: Final[
@@ -59,7 +77,7 @@ _ESHIFT: Final = rows.EMPTY_SHIFT
 _GSHIFT: Final = rows.GAIN_SHIFT
 
 
-def opening_state(seed: str) -> int:
+def python_opening_state(seed: str) -> int:
     """Working state of the opening board of a seed."""
     board, _first, _second = opening(seed)
     return board.state()
@@ -70,7 +88,7 @@ def _moved(state: int, letter: str) -> int:
     return rows.move_state(state, LETTER_CODES[letter])
 
 
-def run(seed: str, moves: str, state: int | None = None, start: int = 0) -> Outcome:
+def python_run(seed: str, moves: str, state: int | None = None, start: int = 0) -> Outcome:
     """Replay ``moves`` from ``state`` (the opening if None) after ``start`` moves.
 
     Stops at the first move that changes nothing.  ``moves`` must hold only
@@ -87,7 +105,7 @@ def run(seed: str, moves: str, state: int | None = None, start: int = 0) -> Outc
     tables = _BYTE_TABLES
     twos, fours = _SPAWN_BY_FOUR
     if state is None:
-        state = opening_state(seed)
+        state = python_opening_state(seed)
     score = 0
     n = start
     for code in moves.encode("ascii"):
@@ -129,7 +147,9 @@ assert (rows.BOARD_BITS, rows.ROW_MASK, rows.BOARD_MASK) == (80, 0xFFFFF, 0xFFFF
 assert (rows.EMPTY_SHIFT, rows.GAIN_SHIFT) == (160, 176)
 
 
-def steps(seed: str, moves: str, state: int | None = None, start: int = 0) -> Iterator[StepData]:
+def python_steps(
+    seed: str, moves: str, state: int | None = None, start: int = 0
+) -> Iterator[StepData]:
     """Yield every valid move of ``moves`` in raw form; stops before a null move.
 
     Starts from ``state`` after ``start`` moves (the opening if None), so a
@@ -138,7 +158,7 @@ def steps(seed: str, moves: str, state: int | None = None, start: int = 0) -> It
     """
     rng = rng_for(seed)
     if state is None:
-        state = opening_state(seed)
+        state = python_opening_state(seed)
     for n, letter in enumerate(moves, start + 1):
         r = _moved(state, letter)
         if not (r ^ state) & _BOARD:
@@ -148,3 +168,92 @@ def steps(seed: str, moves: str, state: int | None = None, start: int = 0) -> It
         cell = empties[selector % len(empties)]
         state = (r & _STATE) + _SPAWN_BY_FOUR[four][cell]
         yield StepData(n, letter, state, r >> _GSHIFT, cell, four)
+
+
+def python_verdict(seed: str, moves: str) -> Verdict:
+    """:class:`Verdict` of a move string from the opening, in pure Python."""
+    outcome = python_run(seed, moves)
+    board = Board(outcome.state & _BOARD)
+    return Verdict(
+        board.packed,
+        outcome.score,
+        outcome.moves,
+        outcome.null_move,
+        board.max_tile,
+        board.is_over(),
+    )
+
+
+# ---------------------------------------------------------------- the native core
+
+#: Moves per call of the native steps(): a replay() that stops early wastes little.
+NATIVE_STEPS_CHUNK: Final = 512
+
+
+def _native_run(seed: str, moves: str, state: int | None = None, start: int = 0) -> Outcome:
+    try:
+        return Outcome(*_core.replay(seed_key(seed), moves, state, start))
+    except OverflowError as exc:
+        raise rows.TileOverflowError(str(exc)) from None
+
+
+def _native_opening_state(seed: str) -> int:
+    state: int = _core.replay(seed_key(seed), "", None, 0)[0]
+    return state
+
+
+def _native_verdict(seed: str, moves: str) -> Verdict:
+    board, score, count, null_move, top, over = _core.verdict(seed_key(seed), moves)
+    return Verdict(board, score, count, null_move, 1 << top if top else 0, over)
+
+
+def _native_steps(
+    seed: str, moves: str, state: int | None = None, start: int = 0
+) -> Iterator[StepData]:
+    key = seed_key(seed)
+    replay_chunk = _core.steps
+    for offset in range(0, len(moves), NATIVE_STEPS_CHUNK):
+        letters = moves[offset : offset + NATIVE_STEPS_CHUNK]
+        try:
+            chunk = replay_chunk(key, letters, state, start + offset)
+        except OverflowError as exc:
+            raise rows.TileOverflowError(str(exc)) from None
+        number = start + offset
+        for letter, (state, gained, cell, four) in zip(letters, chunk, strict=False):
+            number += 1
+            yield StepData(number, letter, state, gained, cell, four)
+        if len(chunk) < len(letters):
+            return
+
+
+def _refuse(*_args: object, **_kwargs: object) -> Any:
+    """Stands in for every entry point when TWENTY48_ENGINE asks for what cannot run."""
+    assert native.problem is not None
+    raise native.problem
+
+
+class _Run(Protocol):
+    def __call__(
+        self, seed: str, moves: str, state: int | None = None, start: int = 0
+    ) -> Outcome: ...
+
+
+class _Steps(Protocol):
+    def __call__(
+        self, seed: str, moves: str, state: int | None = None, start: int = 0
+    ) -> Iterator[StepData]: ...
+
+
+_core = native.core
+run: _Run
+steps: _Steps
+opening_state: Callable[[str], int]
+verdict: Callable[[str, str], Verdict]
+if native.problem is not None:
+    run = steps = opening_state = verdict = _refuse
+elif _core is not None:
+    run, steps = _native_run, _native_steps
+    opening_state, verdict = _native_opening_state, _native_verdict
+else:
+    run, steps = python_run, python_steps
+    opening_state, verdict = python_opening_state, python_verdict

@@ -13,9 +13,10 @@ from functools import lru_cache
 
 import attrs
 
+from twenty48_replay import native, rows
 from twenty48_replay.board import Board, Direction
-from twenty48_replay.errors import NullMoveError
-from twenty48_replay.rng import SpawnRng, new_seed
+from twenty48_replay.errors import NullMoveError, RecordError
+from twenty48_replay.rng import SpawnRng, new_seed, seed_key
 
 WIN_TILE = 2048
 
@@ -92,7 +93,15 @@ class GameState:
 
         Raises :class:`NullMoveError` when the direction changes nothing, as the
         original game ignores such a key press and a record cannot hold it.
+        With the native core the move and its spawn are one C call.
         """
+        if native.core is not None:
+            return self._play_native(direction)
+        native.require()
+        return self._play_python(direction)
+
+    def _play_python(self, direction: Direction) -> tuple[GameState, int, Spawn]:
+        """:meth:`play` in pure Python: the reference transition."""
         slid = self.board.slide(direction)
         if not slid.changed:
             raise NullMoveError(direction.letter, self.moves + 1, over=self.board.is_over())
@@ -101,6 +110,25 @@ class GameState:
             GameState(self.seed, board, self.score + slid.gained, self.moves + 1),
             slid.gained,
             spawn,
+        )
+
+    def _play_native(self, direction: Direction) -> tuple[GameState, int, Spawn]:
+        """:meth:`play` through the native core, with the same results and errors."""
+        try:
+            key = seed_key(self.seed)
+        except RecordError:  # let the pure-Python path raise what it raises, in its order
+            return self._play_python(direction)
+        try:
+            played = native.core.play(key, self.board.packed, self.moves, direction.code)
+        except OverflowError as exc:
+            raise rows.TileOverflowError(str(exc)) from None
+        if played is None:
+            raise NullMoveError(direction.letter, self.moves + 1, over=self.board.is_over())
+        packed, gained, cell, four = played
+        return (
+            GameState(self.seed, Board(packed), self.score + gained, self.moves + 1),
+            gained,
+            Spawn(cell, 4 if four else 2),
         )
 
 

@@ -195,11 +195,13 @@ def loads_value(text: str | bytes) -> Any:
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in obj:
-            raise RecordError(f"duplicate key {key!r}")
-        obj[key] = value
+    obj = dict(pairs)  # in C; only a dict shorter than its pairs has a duplicate to name
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _value in pairs:
+            if key in seen:
+                raise RecordError(f"duplicate key {key!r}")
+            seen.add(key)
     return obj
 
 
@@ -280,12 +282,15 @@ def loads_strict(text: str | bytes, *, bom: bool = True) -> Any:
             raise RecordError(f"input is not UTF-8 (byte {exc.start + 1})") from None
     elif bom and text.startswith("\ufeff"):
         text = text[1:]
+    # With at most _INT_DIGITS digits in all, no integer can need BigInteger, and the
+    # decoder's own int() (in C) gives what _parse_int would, without a call per number.
+    few_digits = len(data) - len(data.translate(None, b"0123456789")) <= _INT_DIGITS
     del data
     try:
         return json.loads(
             text,
             object_pairs_hook=_no_duplicates,
-            parse_int=_parse_int,
+            parse_int=None if few_digits else _parse_int,
             parse_float=_parse_float,
             parse_constant=_refuse_constant,
         )
@@ -346,6 +351,12 @@ def _tile(value: object, field: str) -> int:
 
 
 def _grid(value: object, field: str) -> Grid:
+    if type(value) is list and len(value) == 4:  # the usual, valid case at C speed
+        rows = [tuple(row) for row in value if type(row) is list and len(row) == 4]
+        if len(rows) == 4 and all(
+            all(type(v) is int for v in row) and TILE_VALUES.issuperset(row) for row in rows
+        ):
+            return tuple(rows)  # four 4-tuples, checked
     if not isinstance(value, list) or len(value) != 4:
         raise RecordError("must be an array of 4 rows", field=field)
     grid = []
@@ -357,12 +368,21 @@ def _grid(value: object, field: str) -> Grid:
     return tuple(grid)
 
 
+def only_move_letters(text: str) -> bool:
+    """Whether ``text`` holds only U, D, L and R (the empty string does).
+
+    In C-speed passes: a set's ``issuperset`` looks up every character as an
+    object, which cost more per move than the native core's whole replay.
+    """
+    return text.isascii() and not text.encode("ascii").translate(None, b"UDLR")
+
+
 def _moves(value: object) -> str:
     if not isinstance(value, str):
         raise RecordError(f"{_describe(value)} is not a string", field="moves")
     if len(value) > MAX_MOVES:
         raise RecordError(f"{len(value)} moves, the limit is {MAX_MOVES:,}", field="moves")
-    if not MOVE_LETTERS.issuperset(value):
+    if not only_move_letters(value):
         position = next(i for i, ch in enumerate(value) if ch not in MOVE_LETTERS)
         raise RecordError(
             f"letter {value[position]!r} at move {position + 1} is not U, D, L or R", field="moves"

@@ -80,27 +80,41 @@ def replay(record: Record) -> Iterator[Step]:
         yield step_of(raw, score)
 
 
+#: The directions by letter, and every spawn there can be (immutable, so shared):
+#: a replay builds thousands of steps, and looking these up beats constructing them.
+_DIRECTIONS: dict[str, Direction] = {d.letter: d for d in Direction}
+_SPAWNS: tuple[tuple[Spawn, ...], tuple[Spawn, ...]] = (
+    tuple(Spawn(cell, 2) for cell in range(16)),
+    tuple(Spawn(cell, 4) for cell in range(16)),
+)
+
+
 def step_of(raw: engine.StepData, score: int) -> Step:
     """A :class:`Step` from the engine's raw step and the score after it."""
     return Step(
         raw.number,
-        Direction(raw.letter),
+        _DIRECTIONS[raw.letter],
         Board(raw.state & rows.BOARD_MASK),
         score,
         raw.gained,
-        Spawn(raw.cell, 4 if raw.four else 2),
+        _SPAWNS[raw.four][raw.cell],
     )
 
 
 def final_state(record: Record) -> tuple[GameState, NullMoveError | None]:
     """The last valid state of a record and the error at its first null move, if any."""
-    outcome = engine.run(record.seed, record.moves)
-    board = Board(outcome.state & rows.BOARD_MASK)
-    state = GameState(record.seed, board, outcome.score, outcome.moves)
-    if outcome.null_move is None:
-        return state, None
-    letter = record.moves[outcome.null_move - 1]
-    return state, NullMoveError(letter, outcome.null_move, over=board.is_over())
+    state, null_move, _verdict = _final(record)
+    return state, null_move
+
+
+def _final(record: Record) -> tuple[GameState, NullMoveError | None, engine.Verdict]:
+    """The last valid state, the null move's error and the engine's verdict of a record."""
+    verdict = engine.verdict(record.seed, record.moves)
+    state = GameState(record.seed, Board(verdict.board), verdict.score, verdict.moves)
+    if verdict.null_move is None:
+        return state, None, verdict
+    letter = record.moves[verdict.null_move - 1]
+    return state, NullMoveError(letter, verdict.null_move, over=verdict.over), verdict
 
 
 @attrs.frozen(slots=True)
@@ -150,15 +164,15 @@ def verify(record: Record, trusted: SignatureChecker | None = None) -> VerifyRes
     derivation always, the signature when a ``trusted`` key is given
     (:func:`twenty48_replay.fair_check.check_fair`); one that fails is invalid.
     """
-    state, null_move = final_state(record)
+    state, null_move, verdict = _final(record)
     board = state.board
     reasons = []
     if null_move is not None:
         reasons.append(str(null_move))
     if record.score != state.score:
         reasons.append(f"claimed score {record.score}, replayed {state.score}")
-    if record.max_tile is not None and record.max_tile != board.max_tile:
-        reasons.append(f"claimed max_tile {record.max_tile}, replayed {board.max_tile}")
+    if record.max_tile is not None and record.max_tile != verdict.max_tile:
+        reasons.append(f"claimed max_tile {record.max_tile}, replayed {verdict.max_tile}")
     if record.final_board is not None:
         claimed = Board.from_rows(record.final_board)
         if claimed != board:
@@ -179,10 +193,10 @@ def verify(record: Record, trusted: SignatureChecker | None = None) -> VerifyRes
     return VerifyResult(
         valid=not reasons,
         score=state.score,
-        max_tile=board.max_tile,
+        max_tile=verdict.max_tile,
         moves=state.moves,
-        won=board.max_tile >= WIN_TILE,
-        over=board.is_over(),
+        won=verdict.max_tile >= WIN_TILE,
+        over=verdict.over,
         board=board,
         reasons=tuple(reasons),
         invalid_move=None if null_move is None else null_move.move_number,

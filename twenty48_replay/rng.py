@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from struct import Struct
 from typing import Final
 
+from twenty48_replay import native
 from twenty48_replay.errors import RecordError
 
 try:  # CPython 3.12+
@@ -37,6 +38,8 @@ MAX_SEED_LENGTH: Final = 128
 _BLOCK: Final = 64
 _COUNTER: Final = Struct(">Q")
 _DRAW: Final = Struct(">QQ")
+_MAX_COUNTER: Final = 2**64 - 1
+_core: Final = native.core  # the native core's HMAC, or None (twenty48_replay.native)
 _IPAD: Final = bytes(x ^ 0x36 for x in range(256))
 _OPAD: Final = bytes(x ^ 0x5C for x in range(256))
 
@@ -67,10 +70,11 @@ def seed_key(seed: str) -> bytes:
 class SpawnRng:
     """The spawn draws of one seed; ``draw(k)`` is pure, the object only caches."""
 
-    __slots__ = ("_inner", "_outer", "seed")
+    __slots__ = ("_inner", "_key", "_outer", "seed")
 
     def __init__(self, seed: str) -> None:
         key = seed_key(seed)
+        self._key: Final = key
         if len(key) > _BLOCK:
             key = _sha256_new(key).digest()
         key = key.ljust(_BLOCK, b"\0")
@@ -80,6 +84,9 @@ class SpawnRng:
 
     def digest(self, k: int) -> bytes:
         """HMAC-SHA256 of spawn number ``k`` (32 bytes)."""
+        if _core is not None and type(k) is int and 0 <= k <= _MAX_COUNTER:
+            native_digest: bytes = _core.hmac(self._key, k)
+            return native_digest
         inner = self._inner.copy()
         inner.update(_COUNTER.pack(k))
         outer = self._outer.copy()

@@ -20,6 +20,8 @@ from sqlalchemy.engine import Connection
 
 from twenty48_replay.board import Direction
 from twenty48_replay.game import GameState
+from twenty48_replay.record import Record, only_move_letters
+from twenty48_replay.replay import final_state
 from twenty48_replay.store import fair_games as fair_store
 from twenty48_replay.store.fair_games import FairRow
 
@@ -137,6 +139,24 @@ def _play_on(entry: GameEntry, letters: str) -> GameEntry:
     return attrs.evolve(
         entry, state=state, letters=entry.letters + letters, checkpoints=tuple(checkpoints)
     )
+
+
+def replay_to(seed: str, letters: str) -> GameState:
+    """The state after playing ``letters`` from the opening of ``seed``.
+
+    One engine call (native where built), raising what playing the letters one
+    by one raises: the :class:`NullMoveError` of the first move that changes
+    nothing, and for a letter outside U, D, L, R the same ValueError.
+    """
+    if not only_move_letters(letters):
+        state = GameState.new(seed)
+        for letter in letters:
+            state = state.play(Direction(letter))[0]
+        return state
+    state, null_move = final_state(Record(seed, letters, 0))
+    if null_move is not None:
+        raise null_move
+    return state
 
 
 @attrs.frozen(slots=True)

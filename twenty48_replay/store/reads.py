@@ -16,7 +16,7 @@ from sqlalchemy.types import TypeDecorator
 from twenty48_replay.board import Board
 from twenty48_replay.errors import GameNotFoundError, RecordError
 from twenty48_replay.game import GameState
-from twenty48_replay.record import Record, loads_value
+from twenty48_replay.record import Record, loads_value, only_move_letters
 from twenty48_replay.replay import final_state
 from twenty48_replay.rng import seed_key
 from twenty48_replay.store.tables import games, log_digests, moves
@@ -197,7 +197,7 @@ def move_log(
     problems = []
     try:  # fast path: every row one of U, D, L, R
         letters = "".join(directions)
-        sound = len(letters) == len(directions) and _LETTERS.issuperset(letters)
+        sound = len(letters) == len(directions) and only_move_letters(letters)
     except TypeError:
         sound = False
     if not sound:
