@@ -27,6 +27,7 @@ from .replay_cmd import replay_command
 from .serve_cmd import serve_command
 from .solver_cmd import analyze_command, autoplay_command, hint_command
 from .typer_help import Group, register
+from .usage import usage_message
 from .verify_cmd import verify_command
 
 app = typer.Typer(
@@ -123,11 +124,9 @@ def _usage_error_line(exc: Exception) -> str:
     Typer's default is a Rich panel that wraps long messages (a file path is
     enough) over several lines; scripts and people both read one line better.
     """
-    message = " ".join(str(getattr(exc, "format_message", exc.__str__)()).split())
+    message = " ".join(usage_message(exc).split())
     ctx = getattr(exc, "ctx", None)
     command = ctx.command_path if ctx is not None else _command_in_argv()
-    if message.startswith("Invalid value: "):
-        message = message.removeprefix("Invalid value: ")
     return _("{message} (see '{command} -h')").format(message=message, command=command)
 
 
@@ -139,7 +138,10 @@ def _command_in_argv() -> str:
     command's own, not the list of commands.
     """
     names = {command.name for command in app.registered_commands}
-    word = next((arg for arg in sys.argv[1:] if not arg.startswith("-")), None)
+    words = sys.argv[1:]
+    if "--lang" in words[:-1]:  # its value is no command
+        del words[words.index("--lang") + 1]
+    word = next((arg for arg in words if not arg.startswith("-")), None)
     return f"twenty48 {word}" if word in names else "twenty48"
 
 

@@ -17,7 +17,7 @@ from twenty48_replay.errors import (
     EXIT_UNUSABLE,
     Twenty48Error,
 )
-from twenty48_replay.i18n import N_, _, number
+from twenty48_replay.i18n import N_, _, ngettext, number
 from twenty48_replay.sources import expand_paths, location, read_raw
 from twenty48_replay.text import json_text, printable
 
@@ -343,7 +343,9 @@ def _export_records(
                 else:
                     lines.append(outcome.to_json() + "\n")
             text = "".join(lines)
-            what = _("{count} record(s)").format(count=len(lines))
+            what = ngettext("{count} record", "{count} records", len(lines)).format(
+                count=len(lines)
+            )
         else:
             text = store.game_as_record(number).to_json(indent=2) + "\n"
             what = _("1 record")
@@ -412,12 +414,14 @@ def import_command(
             else:
                 counts["imported"] += 1
                 emit(_("{where}: imported as game {id}").format(where=where, id=outcome.game_id))
-    warn(
-        _(
-            "{imported} imported, {duplicate} duplicate(s) skipped, "
-            "{invalid} invalid, {unreadable} unreadable"
-        ).format(**counts)
+    parts = (
+        ngettext("{count} imported", "{count} imported", counts["imported"]),
+        ngettext("{count} duplicate skipped", "{count} duplicates skipped", counts["duplicate"]),
+        ngettext("{count} invalid", "{count} invalid", counts["invalid"]),
+        ngettext("{count} unreadable", "{count} unreadable", counts["unreadable"]),
     )
+    numbers = (counts["imported"], counts["duplicate"], counts["invalid"], counts["unreadable"])
+    warn(", ".join(part.format(count=n) for part, n in zip(parts, numbers, strict=True)))
     if counts["unreadable"]:
         raise typer.Exit(EXIT_UNUSABLE)
     raise typer.Exit(EXIT_FAILED if counts["invalid"] else EXIT_OK)

@@ -372,7 +372,11 @@ def _summary(rows: list[dict[str, Any]], until: int | None) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(title=_("autoplay: {count} game(s)").format(count=len(rows)))
+    table = Table(
+        title=ngettext("autoplay: {count} game", "autoplay: {count} games", len(rows)).format(
+            count=len(rows)
+        )
+    )
     columns = (N_("game"), N_("seed"), N_("score"), N_("max tile"), N_("moves"), N_("seconds"))
     for column in (*columns, N_("moves/s")):
         table.add_column(_(column), justify="left" if column == "seed" else "right")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,6 +32,8 @@ from twenty48_replay.store.tables import SCHEMA_VERSION, metadata
 
 # Every table version 3 added (dropped to get back to exactly version 2).
 V3_TABLES = sorted(set(metadata.tables) - set(metadata_v2.tables))
+
+FAIR_VECTORS = Path(__file__).resolve().parent.parent / "schema" / "vectors" / "fair"
 
 
 def play_letters(session: Any, letters: str) -> None:
@@ -221,6 +224,26 @@ class StoreContract:
             "2024-05-01T12:00:00Z",
             "2024-05-01T12:00:09.5Z",
         )
+
+    def test_a_kept_fair_game_is_found_by_its_server_id(self, store: Store) -> None:
+        """``list``/``show`` name a fair game's server: its id there and the key's URL."""
+        signed = FAIR_VECTORS / "keysets" / "old-key.json"
+        record = Record.from_json(signed.read_text("utf-8"))
+        fair = json.loads(signed.read_text("utf-8"))["fair"]
+        server_id, key_id = fair["game_id"], fair["key_id"]
+        plain = store.new_game(f"has game_id {server_id} in its seed").id
+        local = store.import_record(record).game_id
+        assert local != plain
+        assert store.games_from_server(server_id) == [local]
+        assert store.games_from_server(server_id, key_id) == [local]
+        assert store.games_from_server(server_id, "0" * 16) == []
+        assert store.games_from_server(str(server_id)) == []  # "42" is not 42
+        assert store.server_urls() == {}
+        assert store.remember_server(key_id, "http://scores.example:8048")
+        assert store.remember_server(key_id, "https://scores.example")  # the last one counts
+        assert not store.remember_server("not-a-key-id", "https://elsewhere.example")
+        assert not store.remember_server(key_id[:15] + "0", "x" * 257)  # too long to keep
+        assert store.server_urls() == {key_id: "https://scores.example"}
 
     def test_update_and_delete_on_moves_are_refused_by_the_database(
         self, store: Store, db_url: str

@@ -408,7 +408,9 @@ class _Task:
         if self.start is not None:
             return f"bytes {self.start:,}-{self.end:,} of {first}"
         more = len(self.inputs) - 1
-        return f"{first} and {more} more input(s)" if more else first
+        if not more:
+            return first
+        return f"{first} and {more} more input" + ("s" if more > 1 else "")
 
 
 class _Order:

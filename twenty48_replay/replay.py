@@ -178,9 +178,10 @@ def verify(record: Record, trusted: SignatureChecker | None = None) -> VerifyRes
         if claimed != board:
             differ = [i for i in range(16) if claimed[i] != board[i]]
             first = differ[0]
+            cells = "1 cell" if len(differ) == 1 else f"{len(differ)} cells"
             reasons.append(
-                f"claimed final_board differs from the replayed board in {len(differ)} "
-                f"cell(s), first at row {first // 4 + 1} column {first % 4 + 1}: "
+                f"claimed final_board differs from the replayed board in {cells}, "
+                f"first at row {first // 4 + 1} column {first % 4 + 1}: "
                 f"claimed {claimed[first]}, replayed {board[first]}"
             )
     fair, signature = "self-seeded", None

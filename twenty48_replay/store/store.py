@@ -31,7 +31,7 @@ from twenty48_replay.game import GameState, MoveOutcome
 from twenty48_replay.record import Record
 from twenty48_replay.replay import VerifyResult, verify
 from twenty48_replay.store import connection as conn
-from twenty48_replay.store import dialects, reads, schema, writes
+from twenty48_replay.store import dialects, reads, schema, servers, writes
 from twenty48_replay.store.legacy import OLDER
 from twenty48_replay.store.reads import ANY_PLAYER, GameFilter, GameInfo, PlayerFilter, Stats
 from twenty48_replay.store.tables import CLIENT, SCHEMA_VERSION, log_digests, metadata, moves
@@ -255,6 +255,25 @@ class Store:
         """The best score in the store, or of ``player``'s games (None: without a player)."""
         with self.reading() as connection:
             return reads.best_score(connection, player)
+
+    # ------------------------------------------------------- fair games' servers
+
+    def remember_server(self, key_id: str, url: str) -> bool:
+        """Keep ``url`` as the server that signs with ``key_id`` (see :mod:`.servers`)."""
+        with self.transaction() as connection:
+            return servers.remember_server(connection, key_id, url)
+
+    def server_urls(self) -> dict[str, str]:
+        """Signing key id -> the server URL last used with it."""
+        with self.reading() as connection:
+            return servers.server_urls(connection)
+
+    def games_from_server(
+        self, game_id: servers.ServerGameId, key_id: str | None = None
+    ) -> list[int]:
+        """Local ids of the kept fair games with this id on their server (and this key)."""
+        with self.reading() as connection:
+            return servers.games_from_server(connection, game_id, key_id)
 
     # ------------------------------------------------------- records in and out
 

@@ -169,7 +169,8 @@ export async function verifyRecord(input, { trustedKey = null } = {}) {
     if (differ.length) {
       const first = differ[0];
       reasons.push(
-        `claimed final_board differs from the replayed board in ${differ.length} cell(s), ` +
+        `claimed final_board differs from the replayed board in ${differ.length} ` +
+          `${differ.length === 1 ? "cell" : "cells"}, ` +
           `first at row ${Math.floor(first / 4) + 1} column ${(first % 4) + 1}: ` +
           `claimed ${claimed[first]}, replayed ${replayed[first]}`,
       );
