@@ -17,14 +17,16 @@ from twenty48_replay import __version__, i18n, native
 from twenty48_replay.errors import EXIT_UNUSABLE, Twenty48Error
 from twenty48_replay.i18n import N_, _
 
+from .evidence_cmd import evidence_command
 from .games_cmd import check_command, list_command, show_command, stats_command, where_command
-from .helptext import ROOT_EXAMPLES, Group, examples, register
+from .helptext import ROOT_EXAMPLES, examples
 from .output import fail
 from .play_cmd import play_command
 from .records_cmd import export_command, import_command
 from .replay_cmd import replay_command
 from .serve_cmd import serve_command
 from .solver_cmd import analyze_command, autoplay_command, hint_command
+from .typer_help import Group, register
 from .verify_cmd import verify_command
 
 app = typer.Typer(
@@ -104,6 +106,7 @@ register(app, "autoplay", autoplay_command)
 register(app, "analyze", analyze_command)
 register(app, "check", check_command)
 register(app, "where", where_command)
+register(app, "evidence", evidence_command)
 register(app, "serve", serve_command)
 
 

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Iterator
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -36,6 +36,9 @@ from .limits import (
 from .output import emit, fail, warn
 from .targets import Loaded, game_id, load_checked, load_target, step_at
 from .writing import check_output, database_files, is_stdout, write_output
+
+if TYPE_CHECKING:
+    from twenty48_replay.timeline import Timeline
 
 
 class ExportFormat(StrEnum):
@@ -184,12 +187,16 @@ def export_command(
         raise typer.BadParameter(_("--all exports records; pictures and pages are of one game"))
     if fmt is ExportFormat.HTML:
         _export_html(target, trust, output, db, protected)
-        return
-    from twenty48_replay.pictures import step_svg, write_replay_gif
+    elif fmt is ExportFormat.SVG:
+        _export_svg(target, at, output, db, protected)
+    else:
+        _export_gif(target, steps, frame_ms, size, output, db, protected)
+
+
+def _drawn_timeline(target: str, db: str | None) -> tuple[Loaded, Timeline]:
+    """The record to draw and its steps; an invalid one is drawn up to its first bad move."""
     from twenty48_replay.timeline import Timeline
 
-    if is_stdout(output) and fmt is ExportFormat.GIF and sys.stdout.isatty():
-        raise typer.BadParameter(_("a GIF is binary: give --output FILE (or redirect stdout)"))
     loaded = load_checked(target, db)
     timeline = Timeline(loaded.record)
     if timeline.error is not None:
@@ -198,12 +205,37 @@ def export_command(
                 label=loaded.label, error=timeline.error.translated()
             )
         )
-    if fmt is ExportFormat.SVG:
-        step = step_at(timeline, at, loaded.label)
-        svg = step_svg(step, timeline.last).encode("utf-8")
-        _write(output, svg, _("step {step} as SVG").format(step=step.step), protected)
-        loaded.finish()
-        return
+    return loaded, timeline
+
+
+def _export_svg(
+    target: str, at: int | None, output: Path | None, db: str | None, protected: list[Path]
+) -> None:
+    """One position of a game as an SVG picture."""
+    from twenty48_replay.pictures import step_svg
+
+    loaded, timeline = _drawn_timeline(target, db)
+    step = step_at(timeline, at, loaded.label)
+    svg = step_svg(step, timeline.last).encode("utf-8")
+    _write(output, svg, _("step {step} as SVG").format(step=step.step), protected)
+    loaded.finish()
+
+
+def _export_gif(
+    target: str,
+    steps: str | None,
+    frame_ms: int,
+    size: int,
+    output: Path | None,
+    db: str | None,
+    protected: list[Path],
+) -> None:
+    """A range of steps of a game as an animated GIF."""
+    from twenty48_replay.pictures import write_replay_gif
+
+    if is_stdout(output) and sys.stdout.isatty():
+        raise typer.BadParameter(_("a GIF is binary: give --output FILE (or redirect stdout)"))
+    loaded, timeline = _drawn_timeline(target, db)
     first, last = _step_range(steps, timeline.last)
     if last - first + 1 > MAX_GIF_FRAMES:
         raise typer.BadParameter(
@@ -238,23 +270,25 @@ def _export_html(
     here with it too, so the exit code agrees with what the page shows.
     """
     from twenty48_replay.replay import verify
+    from twenty48_replay.signing import TrustedKeySet, load_trusted
     from twenty48_replay.web.page import replay_page
 
     trusted = None
     if trust is not None:
-        from twenty48_replay.signing import load_trusted
-
         trusted = load_trusted(trust)
     record, label = load_target(target, db)
     loaded = Loaded(record, label, verify(record, trusted).reasons)
-    html = replay_page(record, trusted_key=None if trusted is None else trusted.public_key).encode(
-        "utf-8"
-    )
+    page_key = None
+    if trusted is not None:
+        page_key = (
+            trusted.keys.to_json() if isinstance(trusted, TrustedKeySet) else trusted.public_key
+        )
+    html = replay_page(record, trusted_key=page_key).encode("utf-8")
     _write(output, html, _("the replay page as HTML"), protected)
     loaded.finish()
 
 
-def _prefix(timeline: Any, last: int) -> Iterator[Any]:
+def _prefix(timeline: Timeline, last: int) -> Iterator[Any]:
     for step in timeline:
         if step.step > last:
             return

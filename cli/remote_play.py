@@ -1,19 +1,28 @@
 """``twenty48 play --server URL``: a fair game on a score server, every spawn from the server.
 
-The finished, signed record is checked against what the client was
-promised (its commitment, its client seed, its moves, the server's key)
-and kept in the local store as well.
+Nothing the server sends is trusted (:mod:`twenty48_replay.witness`): each
+answer is checked against the rules as it arrives, and at the end the
+signed record is replayed and compared with everything shown and played,
+then checked against the commitment, the client seed and the server's key.
+A broken rule stops the game at once with one line naming the rule and the
+move; the evidence (every answer received, in order) is kept in the local
+store (``twenty48 evidence``) and the command exits 1.  An answer of the
+wrong shape, or one not whole within the deadline, is exit 2.  A fair
+record that passes is kept in the local store as well.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import typer
 
 from twenty48_replay.client import Client, MoveRefusedError, RemoteGame
 from twenty48_replay.errors import EXIT_FAILED, Twenty48Error
-from twenty48_replay.i18n import _
+from twenty48_replay.i18n import N_, _
+from twenty48_replay.witness import UnfairServerError
 
 from .common import checked_moves, open_store
 from .output import emit, fail, warn
@@ -21,6 +30,8 @@ from .render import state_text
 
 if TYPE_CHECKING:
     from twenty48_replay.store import Store
+
+    from .tui.remote_app import RemoteSession
 
 
 def trusted_key(client: Client) -> Any:
@@ -41,22 +52,58 @@ def revealed(game: RemoteGame, record: dict[str, Any]) -> str:
 
 
 def keep_record(store: Store, game: RemoteGame, record: dict[str, Any]) -> int:
-    """Check the signed record and store it locally; returns the local game id.
+    """Check the signed record against everything shown and store it; the local game id.
 
     The store is opened by the caller before the game is created on the
     server, so a local database that cannot be used stops the command
     before anything is played (a fair game cannot be replayed later).
+    Raises :class:`UnfairServerError` (exit 1, with the evidence) when the
+    record is not the game that was shown and played.
     """
-    from twenty48_replay.record import Record
+    checked = game.check(record, trusted_key(game.client))
+    return store.import_record(checked).game_id
 
-    problems = game.check_record(record, trusted_key(game.client))
-    if problems:
-        raise Twenty48Error(
-            _("the server's record of game {id} is not fair: {problem}").format(
-                id=game.id, problem=problems[0]
-            )
-        )
-    return store.import_record(Record.from_dict(record)).game_id
+
+KEPT = N_("evidence kept in the local store: twenty48 evidence {report}")
+NOT_KEPT = N_("the evidence could not be kept: {note}")
+
+
+class EvidenceKeptError(Twenty48Error):
+    """A broken rule, its evidence kept in the local store as report ``report`` (exit 1)."""
+
+    exit_code: ClassVar[int] = EXIT_FAILED
+
+    def __init__(self, unfair: UnfairServerError, report: int | None, note: str = "") -> None:
+        self.unfair = unfair
+        self.report = report
+        self.note = note
+        super().__init__(self._text(english=True))
+
+    def _text(self, *, english: bool) -> str:
+        line = str(self.unfair) if english else self.unfair.translated()
+        tr: Callable[[str], str] = str if english else _
+        if self.report is None:
+            return line + "; " + tr(NOT_KEPT).format(note=self.note)
+        return line + "; " + tr(KEPT).format(report=self.report)
+
+    def translated(self) -> str:
+        return self._text(english=False)
+
+
+@contextmanager
+def evidence_kept(store: Store) -> Iterator[None]:
+    """Turn a broken rule into one line and exit 1, its evidence kept in ``store``."""
+    try:
+        yield
+    except UnfairServerError as exc:
+        from twenty48_replay.store import save_evidence
+        from twenty48_replay.timestamps import now_ms
+
+        try:
+            report = save_evidence(store, now_ms(), str(exc), exc.evidence)
+        except Twenty48Error as failure:
+            raise EvidenceKeptError(exc, None, failure.translated()) from None
+        raise EvidenceKeptError(exc, report) from None
 
 
 def scripted_remote_play(
@@ -69,7 +116,7 @@ def scripted_remote_play(
     letters = checked_moves(moves)
     client = Client(url)
     try:
-        with open_store(db) as store:
+        with open_store(db) as store, evidence_kept(store):
             game = RemoteGame(client, player, client_seed)
             refused: str | None = None
             for index, letter in enumerate(letters, 1):
@@ -107,16 +154,39 @@ def scripted_remote_play(
         raise typer.Exit(EXIT_FAILED)
 
 
-def remote_ui_play(url: str, *, player: str, db: str | None, client_seed: str | None) -> None:
-    """The game UI on the server; on quit the game is finished and its record kept."""
-    from .tui.remote_app import RemoteSession, run_remote_app
+def run_remote_ui(store: Store, session: RemoteSession) -> None:
+    """Run the game UI until the player quits or the server breaks a rule."""
+    from .tui.remote_app import run_remote_app
 
-    client = Client(url)
+    run_remote_app(store, session)
+
+
+def remote_ui_play(
+    url: str,
+    *,
+    player: str,
+    db: str | None,
+    client_seed: str | None,
+    client: Client | None = None,
+    run: Callable[[Store, RemoteSession], None] = run_remote_ui,
+) -> None:
+    """The game UI on the server; on quit the game is finished and its record checked and kept.
+
+    ``client`` and ``run`` let tests drive the same path headless (Textual's
+    ``run_test``) against a server of their choosing.  When the server broke
+    a rule or sent an unusable answer during play, the UI has closed at once
+    and that error is raised here (exit 1 with the evidence kept, or exit 2).
+    """
+    from .tui.remote_app import RemoteSession
+
+    client = client or Client(url)
     try:
-        with open_store(db) as store:
+        with open_store(db) as store, evidence_kept(store):
             game = RemoteGame(client, player, client_seed)
             session = RemoteSession(game)
-            run_remote_app(store, session)
+            run(store, session)
+            if session.stopped is not None:
+                raise session.stopped
             record = game.finish()
             local = keep_record(store, game, record)
     finally:

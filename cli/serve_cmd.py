@@ -42,7 +42,7 @@ def serve_command(
             max=1.0,
             help=N_(
                 "Mark a game as a suspected bot when this share of its moves equals the "
-                "solver's first choice."
+                "solver's choice at one of the depths searched."
             ),
         ),
     ] = 0.9,
@@ -55,6 +55,18 @@ def serve_command(
             help=N_("... or when its median time between moves is below this (0: off)."),
         ),
     ] = 100,
+    bot_dispersion: Annotated[
+        float,
+        typer.Option(
+            "--bot-dispersion",
+            min=0.0,
+            max=10.0,
+            help=N_(
+                "... or when the spread of its times between moves (interquartile range over "
+                "median) is below this (0: off)."
+            ),
+        ),
+    ] = 0.1,
     bot_min_moves: Annotated[
         int,
         typer.Option(
@@ -63,8 +75,25 @@ def serve_command(
     ] = 50,
     analysis_plies: Annotated[
         int,
-        typer.Option("--analysis-plies", min=1, max=4, help=N_("Solver depth of the match rate.")),
-    ] = 2,
+        typer.Option(
+            "--analysis-plies",
+            min=1,
+            max=6,
+            help=N_(
+                "Match rates against fixed solver depths 1 to this, besides every strength "
+                "the solver offers."
+            ),
+        ),
+    ] = 3,
+    analysis_positions: Annotated[
+        int,
+        typer.Option(
+            "--analysis-positions",
+            min=1,
+            max=10_000,
+            help=N_("Positions of a game searched per depth (bounds the work per game)."),
+        ),
+    ] = 150,
     analysis: Annotated[
         bool,
         typer.Option("--analysis/--no-analysis", help=N_("Compute bot signals of finished games.")),
@@ -83,8 +112,10 @@ def serve_command(
         key=key,
         bot_match_rate=bot_match_rate,
         bot_interval_ms=bot_interval_ms,
+        bot_dispersion=bot_dispersion,
         bot_min_moves=bot_min_moves,
         analysis_plies=analysis_plies,
+        analysis_positions=analysis_positions,
         analyze=analysis,
     )
     check_listen(host, port)

@@ -144,9 +144,9 @@ def verify_command(
             "--trust",
             metavar="KEYFILE_OR_URL",
             help=N_(
-                "Check fair records' signatures with this key: a public key file (PEM or the "
-                "server's well-known JSON) or a server URL whose /.well-known/twenty48-key "
-                "is fetched."
+                "Check fair records' signatures with this key: a public key file (PEM, or the "
+                "server's well-known JSON, which may list every key it has used: a key set) or "
+                "a server URL whose /.well-known/twenty48-key is fetched."
             ),
             show_default=False,
         ),
@@ -172,8 +172,11 @@ def verify_command(
             metavar="ADDRESS",
             envvar="TWENTY48_SCHEDULER",
             help=N_(
-                "Verify on the Dask cluster of this scheduler (tcp://HOST:8786): its workers "
-                "read the inputs (shared paths or fsspec URLs). Needs the 'cluster' extra."
+                "Verify on the Dask cluster of this scheduler (tls://HOST:8786; tcp:// only on a "
+                "network you control): its workers read the inputs (shared paths or fsspec URLs). "
+                "The scheduler and its workers are fully trusted: their answers are unpickled in "
+                "this process. tls:// needs Dask's TLS settings: a CA file, a client certificate "
+                "and its key (DASK_DISTRIBUTED__COMM__TLS__*; README). Needs the 'cluster' extra."
             ),
             show_default=False,
         ),
@@ -196,6 +199,10 @@ def verify_command(
 
     Fair records (from a score server) also have their commitment and seed
     derivation checked, and with --trust their signature.
+
+    With --scheduler the Dask scheduler and its workers are fully trusted:
+    what they send back is unpickled here, so anyone who can join the cluster
+    can run code in this process. Use tls:// with certificates (README).
     """
     trusted = None
     if trust is not None:

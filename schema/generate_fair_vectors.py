@@ -8,13 +8,16 @@ the secret keys of RFC 8032's test vectors 1 and 2: public, TEST ONLY,
 never to be used by a real server.
 
 Files (schema/SPEC.md, section 11.9):
-  key.json, other-key.json  the test key pairs (private seed, public key, key id)
+  key.json, other-key-pair.json  the test key pairs (private seed, public key, key id)
   key.pem, well-known.json  the test public key as ``verify --trust`` reads it
+  other-key.pem             the other test key (RFC 8032 test 2) as a key file
   record.json               a signed fair record of a real game
   record.canonical          its canonical bytes, exactly (no trailing newline)
   canonical.json            small canonical-form cases (sorting, escapes, refusals)
   expected.json             derivation values, signature, and every case's verdict
   tampered-*.json, ...      changed copies of record.json with their expected reasons
+                            (other-key.json: the record signed with the other key)
+  ed25519.json, key-files/, keysets/, timestamps/   see generate_key_vectors.py
 """
 
 from __future__ import annotations
@@ -26,10 +29,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from generate_key_vectors import (
+    ed25519_cases,
+    key_file_cases,
+    key_set_vectors,
+    pem_of,
+    timestamp_vectors,
+    verdict_of,
+)
 from generate_vectors import lookahead_moves
 
 from twenty48_replay.batch import verify_raw
 from twenty48_replay.board import Direction
+from twenty48_replay.ed25519 import L as ED25519_L
 from twenty48_replay.engine import run
 from twenty48_replay.fair import canonical_bytes, commitment, game_seed
 from twenty48_replay.game import GameState
@@ -150,6 +162,11 @@ def variants(signed: dict[str, Any]) -> dict[str, tuple[str, dict[str, Any]]]:
         body = {k: v for k, v in obj.items() if k != "signature"}
         obj["signature"] = OTHER.sign(canonical_bytes(body)).hex()
 
+    def signature_s_plus_l(obj: dict[str, Any]) -> None:
+        raw = bytes.fromhex(obj["signature"])
+        s = int.from_bytes(raw[32:], "little") + ED25519_L
+        obj["signature"] = (raw[:32] + s.to_bytes(32, "little")).hex()
+
     change("tampered-move", "move 11 replaced by another letter", move)
     change("tampered-score", "score raised by 4", score)
     change("tampered-seed", "the v1 seed's first hex digit changed", seed)
@@ -165,6 +182,11 @@ def variants(signed: dict[str, Any]) -> dict[str, tuple[str, dict[str, Any]]]:
         "other-key-same-id",
         "signed by the other test key, fair.key_id left as the test key's",
         other_key_same_id,
+    )
+    change(
+        "tampered-signature-s",
+        "S + L instead of S: the equation still holds, but S is not below L",
+        signature_s_plus_l,
     )
     return out
 
@@ -229,11 +251,18 @@ def dump_json(path: Path, obj: Any) -> bytes:
 
 def main() -> int:
     FAIR.mkdir(parents=True, exist_ok=True)
+    for sub in ("key-files", "keysets", "timestamps"):
+        if (FAIR / sub).is_dir():
+            for old in (FAIR / sub).iterdir():
+                old.unlink()
+            (FAIR / sub).rmdir()
     for old in FAIR.glob("*"):
         old.unlink()
     dump_json(FAIR / "key.json", key_json(KEY_SEED))
-    dump_json(FAIR / "other-key.json", key_json(OTHER_SEED))
+    dump_json(FAIR / "other-key-pair.json", key_json(OTHER_SEED))
     (FAIR / "key.pem").write_bytes(KEY.public_pem())
+    assert KEY.public_pem().decode("ascii") == pem_of(KEY.public_key)
+    (FAIR / "other-key.pem").write_bytes(OTHER.public_pem())
     dump_json(FAIR / "well-known.json", KEY.well_known())
     signed = fair_record()
     canonical = canonical_bytes(signed)
@@ -276,7 +305,12 @@ def main() -> int:
     }
     dump_json(FAIR / "expected.json", expected)
     dump_json(FAIR / "canonical.json", canonical_cases())
-    print(f"wrote {len(list(FAIR.iterdir()))} files to {FAIR}", file=sys.stderr)
+    dump_json(FAIR / "ed25519.json", ed25519_cases(KEY_SEED, OTHER_SEED))
+    key_file_cases(FAIR / "key-files", KEY_SEED, OTHER_SEED)
+    key_set_vectors(FAIR / "keysets", signed, KEY_SEED, OTHER_SEED, verdict_of)
+    timestamp_vectors(FAIR / "timestamps", signed, KEY_SEED, verdict_of)
+    count = sum(1 for path in FAIR.rglob("*") if path.is_file())
+    print(f"wrote {count} files to {FAIR}", file=sys.stderr)
     return 0
 
 

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+import threading
 import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +31,13 @@ EXAMPLES = ROOT / "examples"
 # expect English unless they choose a language themselves, whatever the
 # machine's locale, in this process and in every CLI subprocess.
 os.environ["TWENTY48_LANG"] = "en"
+
+# The user data folder (the default database, server keys, player secrets) is
+# a private folder for this test run: no test reads or changes the real one,
+# and two branches' test runs on one machine never share a database.
+_DATA_HOME = tempfile.mkdtemp(prefix="twenty48-test-data-")
+os.environ["XDG_DATA_HOME"] = _DATA_HOME
+atexit.register(shutil.rmtree, _DATA_HOME, ignore_errors=True)
 
 settings.register_profile(
     "default", deadline=None, suppress_health_check=[HealthCheck.too_slow], max_examples=300
@@ -114,3 +127,30 @@ def run_race(
         assert process.returncode == 0, err
         reports.append(json.loads(out))
     return reports
+
+
+@pytest.fixture
+def key_server() -> Iterator[tuple[str, dict[str, Any]]]:
+    """A real HTTP server on a free port; ``routes`` maps a path to (status, body bytes)."""
+    routes: dict[str, Any] = {}
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            status, body = routes.get(self.path, (404, b"{}"))
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", routes
+    finally:
+        server.shutdown()
+        server.server_close()

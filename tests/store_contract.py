@@ -24,9 +24,9 @@ from twenty48_replay.errors import (
     ImportRejectedError,
     StoreError,
 )
-from twenty48_replay.store import GameInfo, Store
+from twenty48_replay.store import GameInfo, Store, list_evidence, load_evidence, save_evidence
 from twenty48_replay.store.dialects import install_triggers
-from twenty48_replay.store.legacy import metadata_v1
+from twenty48_replay.store.legacy import metadata_v1, metadata_v2
 from twenty48_replay.store.tables import SCHEMA_VERSION
 
 
@@ -461,6 +461,67 @@ class IntegrityContract:
         assert fetch(db_url, "SELECT value FROM twenty48_meta WHERE key = 'schema_version'") == [
             (str(SCHEMA_VERSION),)
         ]
+
+    def test_a_version_2_database_is_upgraded_in_place(self, db_url: str) -> None:
+        """Version 3 only adds fair_evidence and bot_signals.
+
+        Games and server rows stay as they were.
+        """
+        letters = greedy_letters("two", 12)
+        state = GameState.new("two")
+        for letter in letters:
+            state, _, _ = state.play(Direction(letter))
+        engine = create_engine(db_url)
+        with engine.begin() as connection:
+            metadata_v2.create_all(connection)
+            install_triggers(connection)
+            connection.exec_driver_sql(
+                "INSERT INTO twenty48_meta (key, value) VALUES "
+                "('application', 'twenty48-replay'), ('schema_version', '2')"
+            )
+        engine.dispose()
+        with Store(db_url) as store:
+            session = store.new_game("two", player="v2")
+            play_letters(session, letters)
+        engine = create_engine(db_url)
+        with engine.begin() as connection:  # back to exactly version 2, the game kept
+            connection.exec_driver_sql("DROP TABLE fair_evidence")
+            connection.exec_driver_sql("DROP TABLE bot_signals")
+            connection.exec_driver_sql(
+                "UPDATE twenty48_meta SET value = '2' WHERE key = 'schema_version'"
+            )
+        engine.dispose()
+        with Store(db_url, read_only=True) as inspector:
+            assert inspector.check().healthy
+        with Store(db_url) as store:
+            assert store.moves(1) == letters
+            assert list_evidence(store, 10) == []
+            assert store.check().healthy
+        assert fetch(db_url, "SELECT value FROM twenty48_meta WHERE key = 'schema_version'") == [
+            (str(SCHEMA_VERSION),)
+        ]
+
+    def test_fair_evidence_keeps_any_text_exactly(self, db_url: str) -> None:
+        """The verdict and the document (server text: NUL, escapes, lone surrogates) round-trip."""
+        hostile = "\x00\x01\x1b]52;c;aGVsbG8=\x07\ud800 Zoë 😀"
+        document = {
+            "server": "http://127.0.0.1:1" + hostile,
+            "game_id": 7,
+            "answers": [{"request": "POST /api/games", "answer": {"error": hostile}}],
+        }
+        with Store(db_url) as store:
+            first = save_evidence(store, 1000, "verdict " + hostile, document)
+            second = save_evidence(store, 2000, "second", {"server": 5, "game_id": "x"})
+            listed = list_evidence(store, 10)
+            assert [info.id for info in listed] == [second, first]
+            assert listed[1].verdict == "verdict " + hostile
+            assert listed[1].server == "http://127.0.0.1:1" + hostile
+            assert (listed[1].fair_game_id, listed[0].fair_game_id) == (7, None)
+            loaded = load_evidence(store, first)
+            assert loaded is not None
+            assert loaded[1] == document
+            assert load_evidence(store, second + 1) is None
+            assert store.check().healthy
 
     def test_a_version_1_database_with_an_extra_object_is_not_upgraded(self, db_url: str) -> None:
         engine = create_engine(db_url)

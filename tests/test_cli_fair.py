@@ -7,7 +7,6 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -134,33 +133,6 @@ def test_trust_key_that_is_not_a_regular_file_is_refused_as_such(cli: Any, tmp_p
 # ---------------------------------------------------------------- --trust URL
 
 
-@pytest.fixture
-def key_server() -> Iterator[tuple[str, dict[str, Any]]]:
-    """A real HTTP server on a free port; ``routes`` maps a path to (status, body bytes)."""
-    routes: dict[str, Any] = {}
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            status, body = routes.get(self.path, (404, b"{}"))
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", routes
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 def test_trust_url_fetches_the_well_known_key(
     cli: Any, key_server: tuple[str, dict[str, Any]]
 ) -> None:
@@ -185,6 +157,11 @@ def test_trust_url_failures_are_one_line_exit_2(
     huge = cli("verify", "--trust", url, str(RECORD))
     assert huge.returncode == 2
     assert "over 65536 bytes" in one_line_error(huge.stderr)
+    # A document starts with "{" (SPEC 11.6); anything else is read as PEM text.
+    routes["/.well-known/twenty48-key"] = (200, b'{"keys": ' + b"[" * 60_000)
+    deep = cli("verify", "--trust", url, str(RECORD))
+    assert deep.returncode == 2
+    assert "nested too deeply" in one_line_error(deep.stderr)
     routes["/.well-known/twenty48-key"] = (200, b"<html>")
     html = cli("verify", "--trust", url, str(RECORD))
     assert html.returncode == 2

@@ -9,22 +9,15 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pytest
 from conftest import EXAMPLES, run_cli
 from typer.main import get_command
 
+from twenty48_cli.app import app
+from twenty48_cli.helptext import EXAMPLES as HELP_EXAMPLES
+from twenty48_cli.helptext import HELP_OPTION_HELP, ROOT_EXAMPLES, translated
 from twenty48_replay import i18n
-
-if TYPE_CHECKING:
-    from cli.app import app
-    from cli.helptext import EXAMPLES as HELP_EXAMPLES
-    from cli.helptext import HELP_OPTION_HELP, ROOT_EXAMPLES, translated
-else:
-    from twenty48_cli.app import app
-    from twenty48_cli.helptext import EXAMPLES as HELP_EXAMPLES
-    from twenty48_cli.helptext import HELP_OPTION_HELP, ROOT_EXAMPLES, translated
 
 
 @pytest.mark.parametrize(
@@ -142,6 +135,7 @@ COMMANDS = [
     "analyze",
     "check",
     "where",
+    "evidence",
     "serve",
 ]
 #: Wide enough that no summary wraps; the words are compared without the boxes.
@@ -163,6 +157,7 @@ SUMMARIES = {
     "analyze": ("Kommentér et spil træk for træk", "Annotate a game move by move"),
     "check": ("Sammenlign skemaet med vores", "Compare the schema with ours"),
     "where": ("Vis, hvor databasen ligger", "Print where the database is"),
+    "evidence": ("Bevismateriale fra fair spil", "Fair-play evidence"),
     "serve": ("Udbyd fair spil", "Serve fair games"),
 }
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pytest
 from conftest import EXAMPLES, run_cli
@@ -154,6 +153,7 @@ COMMANDS = [
     "analyze",
     "check",
     "where",
+    "evidence",
     "serve",
 ]
 
@@ -210,12 +210,8 @@ def test_every_example_is_a_command_line_the_parser_accepts() -> None:
 
     import typer
 
-    if TYPE_CHECKING:
-        from cli.app import app
-        from cli.helptext import EXAMPLES, ROOT_EXAMPLES
-    else:
-        from twenty48_cli.app import app
-        from twenty48_cli.helptext import EXAMPLES, ROOT_EXAMPLES
+    from twenty48_cli.app import app
+    from twenty48_cli.helptext import EXAMPLES, ROOT_EXAMPLES
 
     group = typer.main.get_command(app)
     for pairs in [ROOT_EXAMPLES, *EXAMPLES.values()]:

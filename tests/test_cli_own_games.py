@@ -9,20 +9,15 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
 from conftest import run_cli
 
+from twenty48_cli.tui.play_app import PlayApp
+from twenty48_cli.tui.widgets import ScoreBox
 from twenty48_replay import Direction, GameState, Record, verify
 from twenty48_replay.store import Store
-
-if TYPE_CHECKING:
-    from cli.tui.play_app import PlayApp
-    from cli.tui.widgets import ScoreBox
-else:
-    from twenty48_cli.tui.play_app import PlayApp
-    from twenty48_cli.tui.widgets import ScoreBox
 
 ANN = {"LOGNAME": "ann", "TZ": "UTC"}
 

@@ -418,6 +418,148 @@ def test_without_the_extra_one_line_and_exit_2() -> None:
     assert plain.stderr == "imported: []\n"
 
 
+# --- TLS: an authenticated, encrypted cluster (issue 19 section 3) ----------------
+
+
+def _make_tls_files(folder: Path) -> dict[str, Path]:
+    """A CA and one certificate it signed (for scheduler, worker and client), made now.
+
+    Dask's TLS is mutual: every side shows a certificate the CA signed and
+    checks the other's, so a process without one cannot join the cluster.
+    """
+    import datetime as dt
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    now = dt.datetime.now(dt.UTC)
+
+    def name(text: str) -> x509.Name:
+        return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, text)])
+
+    def pem_key(key: ec.EllipticCurvePrivateKey) -> bytes:
+        return key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca = (
+        x509.CertificateBuilder()
+        .subject_name(name("twenty48 test CA"))
+        .issuer_name(name("twenty48 test CA"))
+        .public_key(ca_key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(minutes=5))
+        .not_valid_after(now + dt.timedelta(hours=1))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(ca_key, hashes.SHA256())
+    )
+    key = ec.generate_private_key(ec.SECP256R1())
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name("twenty48 cluster"))
+        .issuer_name(ca.subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(minutes=5))
+        .not_valid_after(now + dt.timedelta(hours=1))
+        .add_extension(
+            x509.SubjectAlternativeName(
+                [
+                    x509.DNSName("localhost"),
+                    x509.IPAddress(__import__("ipaddress").ip_address("127.0.0.1")),
+                ]
+            ),
+            critical=False,
+        )
+        .sign(ca_key, hashes.SHA256())
+    )
+    files = {"ca": folder / "ca.pem", "cert": folder / "cluster.pem", "key": folder / "cluster.key"}
+    files["ca"].write_bytes(ca.public_bytes(serialization.Encoding.PEM))
+    files["cert"].write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    files["key"].write_bytes(pem_key(key))
+    files["key"].chmod(0o600)
+    return files
+
+
+def _tls_env(files: dict[str, Path]) -> dict[str, str]:
+    """Dask's settings for a client, as the README shows them (environment variables)."""
+    return {
+        "DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION": "True",
+        "DASK_DISTRIBUTED__COMM__TLS__CA_FILE": str(files["ca"]),
+        "DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT": str(files["cert"]),
+        "DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY": str(files["key"]),
+    }
+
+
+def test_verify_on_a_tls_cluster_with_certificates_made_now(tmp_path: Path) -> None:
+    """``--scheduler tls://...`` with client certificates: the same output as the local pool;
+    without a certificate the CA signed, one line and exit 2, and nothing is verified."""
+    import logging
+
+    files = _make_tls_files(tmp_path)
+    security = distributed.Security(
+        tls_ca_file=str(files["ca"]),
+        tls_scheduler_cert=str(files["cert"]),
+        tls_scheduler_key=str(files["key"]),
+        tls_worker_cert=str(files["cert"]),
+        tls_worker_key=str(files["key"]),
+        tls_client_cert=str(files["cert"]),
+        tls_client_key=str(files["key"]),
+        require_encryption=True,
+    )
+    with distributed.LocalCluster(
+        n_workers=1,
+        threads_per_worker=1,
+        processes=False,
+        protocol="tls://",
+        host="127.0.0.1",
+        security=security,
+        dashboard_address=":0",
+        silence_logs=logging.CRITICAL,
+    ) as tls_cluster:
+        address = str(tls_cluster.scheduler_address)
+        assert address.startswith("tls://127.0.0.1:")
+        local, remote = cli_pair(address, str(EXAMPLES / "games.jsonl"), env=_tls_env(files))
+        assert_same(local, remote)
+        assert remote.stdout.count("\n") >= 3
+
+        # No TLS settings: one line naming the settings, before any connection.
+        bare = run_cli(
+            "verify", "--scheduler", address, str(EXAMPLES / "valid.json"), timeout=TIMEOUT
+        )
+        assert bare.returncode == 2, bare.stderr
+        assert bare.stdout == ""
+        assert bare.stderr.splitlines() == [
+            f"twenty48: error: the scheduler at {address} uses TLS, and Dask's TLS settings for "
+            "a client are missing: DASK_DISTRIBUTED__COMM__TLS__CA_FILE, "
+            "DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT, DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY "
+            "(or distributed.comm.tls in Dask's configuration)"
+        ]
+        # A client certificate another CA signed: the scheduler refuses the handshake.
+        (tmp_path / "stranger").mkdir()
+        stranger = {**_make_tls_files(tmp_path / "stranger"), "ca": files["ca"]}
+        # A plain tcp:// address to the TLS scheduler does not get in either.
+        tcp = address.replace("tls://", "tcp://")
+        for scheduler, env in ((address, _tls_env(stranger)), (tcp, {})):
+            refused = run_cli(
+                "verify", "--scheduler", scheduler, str(EXAMPLES / "valid.json"),
+                timeout=TIMEOUT, env=env,
+            )  # fmt: skip
+            assert refused.returncode == 2, refused.stderr
+            assert refused.stdout == ""
+            lines = refused.stderr.splitlines()
+            assert len(lines) == 1, refused.stderr
+            assert lines[0].startswith(
+                f"twenty48: error: cannot reach the scheduler at {scheduler}"
+            )
+            # (The refused client used to wait 60 s at exit, then print a traceback.)
+
+
 # --- faults: last, it kills one of the module cluster's workers -------------------
 
 

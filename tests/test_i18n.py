@@ -12,7 +12,7 @@ import asyncio
 import io
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
 from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
@@ -21,21 +21,15 @@ from babel.messages.pofile import read_po
 from textual.content import Content
 from textual.widgets import Button, Static
 
+from twenty48_cli.tui.play_app import PlayApp
+from twenty48_cli.tui.replay_app import ReplayApp
+from twenty48_cli.tui.screens import RULES_TEXT, GameOverScreen, RulesScreen
 from twenty48_replay import i18n
 from twenty48_replay.board import Direction
 from twenty48_replay.game import GameState
 from twenty48_replay.record import Record
 from twenty48_replay.store import Store
 from twenty48_replay.timeline import Timeline
-
-if TYPE_CHECKING:
-    from cli.tui.play_app import PlayApp
-    from cli.tui.replay_app import ReplayApp
-    from cli.tui.screens import RULES_TEXT, GameOverScreen, RulesScreen
-else:
-    from twenty48_cli.tui.play_app import PlayApp
-    from twenty48_cli.tui.replay_app import ReplayApp
-    from twenty48_cli.tui.screens import RULES_TEXT, GameOverScreen, RulesScreen
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "twenty48_replay"

@@ -24,6 +24,7 @@ from sqlalchemy import create_engine, text
 
 from twenty48_replay.client import Client, MoveRefusedError, RemoteGame, ServerError
 from twenty48_replay.signing import TrustedKey
+from twenty48_replay.store.tables import SCHEMA_VERSION
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -532,7 +533,7 @@ def test_a_version_1_database_is_upgraded_and_served(tmp_path: Path) -> None:
     version = sqlite3.connect(db).execute(
         "SELECT value FROM twenty48_meta WHERE key = 'schema_version'"
     )
-    assert version.fetchall() == [("2",)]
+    assert version.fetchall() == [(str(SCHEMA_VERSION),)]
 
 
 def test_a_lost_answer_is_retried_with_the_same_n(server: ServerProcess) -> None:

@@ -14,23 +14,18 @@ import asyncio
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
 from hostile import HOSTILE, HOSTILE_NAME, hostile_record, raw_controls
 from textual.app import App
 
+from twenty48_cli.tui.play_app import PlayApp
+from twenty48_cli.tui.replay_app import ReplayApp
 from twenty48_replay.record import Record
 from twenty48_replay.replay import verify
 from twenty48_replay.store import Store
 from twenty48_replay.timeline import Timeline
-
-if TYPE_CHECKING:
-    from cli.tui.play_app import PlayApp
-    from cli.tui.replay_app import ReplayApp
-else:
-    from twenty48_cli.tui.play_app import PlayApp
-    from twenty48_cli.tui.replay_app import ReplayApp
 
 
 def rendered(app: App[Any]) -> tuple[str, str]:

@@ -14,7 +14,7 @@ import asyncio
 import io
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
 from rich.color import ColorSystem
@@ -24,23 +24,16 @@ from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widget import Widget
 
+from twenty48_cli.render import cell_name
+from twenty48_cli.tui.play_app import PlayApp
+from twenty48_cli.tui.replay_app import ReplayApp
+from twenty48_cli.tui.widgets import BoardView, ScoreBox, Tile
 from twenty48_replay.board import Direction
 from twenty48_replay.game import GameState
 from twenty48_replay.i18n import _, number
 from twenty48_replay.record import Record
 from twenty48_replay.store import Store
 from twenty48_replay.timeline import Timeline
-
-if TYPE_CHECKING:
-    from cli.render import cell_name
-    from cli.tui.play_app import PlayApp
-    from cli.tui.replay_app import ReplayApp
-    from cli.tui.widgets import BoardView, ScoreBox, Tile
-else:
-    from twenty48_cli.render import cell_name
-    from twenty48_cli.tui.play_app import PlayApp
-    from twenty48_cli.tui.replay_app import ReplayApp
-    from twenty48_cli.tui.widgets import BoardView, ScoreBox, Tile
 
 ROOT = Path(__file__).resolve().parent.parent
 VALID = ROOT / "examples" / "valid.json"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
 from conftest import run_cli
@@ -21,22 +21,14 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Static
 
+from twenty48_cli.tui.play_app import PlayApp, quit_line
+from twenty48_cli.tui.screens import ConflictScreen, GameOverScreen, HelpScreen, WinScreen
+from twenty48_cli.tui.widgets import BoardView, ScoreBox, Tile
 from twenty48_replay.board import Direction
 from twenty48_replay.errors import NullMoveError
 from twenty48_replay.game import GameState
 from twenty48_replay.record import Record
 from twenty48_replay.store import GameSession, Store
-
-if TYPE_CHECKING:
-    # mypy reads the front end from its source folder, ``cli``; at run time it
-    # is the installed package ``twenty48_cli`` (there is no top-level ``cli``).
-    from cli.tui.play_app import PlayApp, quit_line
-    from cli.tui.screens import ConflictScreen, GameOverScreen, HelpScreen, WinScreen
-    from cli.tui.widgets import BoardView, ScoreBox, Tile
-else:
-    from twenty48_cli.tui.play_app import PlayApp, quit_line
-    from twenty48_cli.tui.screens import ConflictScreen, GameOverScreen, HelpScreen, WinScreen
-    from twenty48_cli.tui.widgets import BoardView, ScoreBox, Tile
 
 DATA = Path(__file__).resolve().parent / "data"
 WIN_RECORD = DATA / "win-2048.json"

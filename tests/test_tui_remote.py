@@ -4,23 +4,16 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from server_harness import ServerProcess
 from test_server import server_log_letters
 from textual.widgets import Static
 
+from twenty48_cli.remote_play import keep_record
+from twenty48_cli.tui.remote_app import RemotePlayApp, RemoteSession
+from twenty48_cli.tui.widgets import BoardView
 from twenty48_replay.client import Client, RemoteGame
 from twenty48_replay.store import Store
-
-if TYPE_CHECKING:
-    from cli.remote_play import keep_record
-    from cli.tui.remote_app import RemotePlayApp, RemoteSession
-    from cli.tui.widgets import BoardView
-else:
-    from twenty48_cli.remote_play import keep_record
-    from twenty48_cli.tui.remote_app import RemotePlayApp, RemoteSession
-    from twenty48_cli.tui.widgets import BoardView
 
 
 def test_play_ui_on_a_server(tmp_path: Path) -> None:
@@ -68,10 +61,7 @@ def test_fair_play_screen_commitment_help_and_null_moves(tmp_path: Path) -> None
     that changes nothing is not sent to the server (no 422 in its log, nothing played)."""
     from textual.widgets import Static as StaticWidget
 
-    if TYPE_CHECKING:
-        from cli.tui.screens import HelpScreen
-    else:
-        from twenty48_cli.tui.screens import HelpScreen
+    from twenty48_cli.tui.screens import HelpScreen
 
     db = str(tmp_path / "server.sqlite3")
     keys = {"U": "up", "D": "down", "L": "left", "R": "right"}

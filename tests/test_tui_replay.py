@@ -14,7 +14,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from textual.content import Content
 from textual.pilot import Pilot
@@ -22,20 +22,12 @@ from textual.screen import Screen
 from textual.widgets import Input, ProgressBar, Static
 from textual.widgets._footer import FooterKey
 
+from twenty48_cli.tui.replay_app import SPEEDS, GotoScreen, ReplayApp, parse_step
+from twenty48_cli.tui.screens import HelpScreen
+from twenty48_cli.tui.widgets import BoardView, ScoreBox, Tile
 from twenty48_replay.record import Record
 from twenty48_replay.replay import verify
 from twenty48_replay.timeline import Timeline
-
-if TYPE_CHECKING:
-    # mypy reads the front end from its source folder, ``cli``; at run time it
-    # is the installed package ``twenty48_cli`` (there is no top-level ``cli``).
-    from cli.tui.replay_app import SPEEDS, GotoScreen, ReplayApp, parse_step
-    from cli.tui.screens import HelpScreen
-    from cli.tui.widgets import BoardView, ScoreBox, Tile
-else:
-    from twenty48_cli.tui.replay_app import SPEEDS, GotoScreen, ReplayApp, parse_step
-    from twenty48_cli.tui.screens import HelpScreen
-    from twenty48_cli.tui.widgets import BoardView, ScoreBox, Tile
 
 ROOT = Path(__file__).resolve().parent.parent
 LONG = ROOT / "tests" / "data" / "long-2000.json"

@@ -3,31 +3,48 @@
 A dropped connection, a timeout or a 503 is retried with the same request,
 which the API makes safe: a move names its number ``n``, and the server
 answers a repeated ``n`` with the same move from its log instead of
-applying it again.  :class:`RemoteGame` plays one fair game and, at the end,
-checks the signed record against what it was promised: the commitment it
-received before its first move, its own client seed, the moves it played,
-and the server's signature.
+applying it again.  Every request, retries included, has a whole-exchange
+deadline, and every answer is read with the records' strict bounded reader.
+
+:class:`RemoteGame` plays one fair game and trusts nothing it is shown: a
+:class:`~twenty48_replay.witness.Witness` checks each answer against the
+rules as it arrives (the opening, every move's slide and single new tile,
+score, flags, move number) and, at the end, replays the signed record and
+compares it with everything shown and played, then checks the commitment,
+the seed derivation and the server's signature.
 """
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
+import socket
+import threading
 import time
 import urllib.parse
+from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
 from twenty48_replay import fair
-from twenty48_replay.board import Board
-from twenty48_replay.errors import EXIT_UNUSABLE, RecordError, Twenty48Error
+from twenty48_replay.board import Direction
+from twenty48_replay.errors import EXIT_UNUSABLE, NullMoveError, RecordError, Twenty48Error
 from twenty48_replay.game import GameState
+from twenty48_replay.record import MAX_INPUT_BYTES, Record, loads_strict
+from twenty48_replay.witness import Witness
 
 RETRIES: Final = 6
+#: Seconds one read may wait (per socket operation).
 TIMEOUT: Final = 10.0
+#: Seconds one request may take in all, its retries included (as ``verify --trust``'s fetch).
+DEADLINE: Final = 15.0
 #: Statuses worth retrying: the server could not take the request (nothing was stored).
 RETRY_STATUSES: Final = frozenset({502, 503, 504})
-#: Largest answer read (a signed record of a very long game fits easily).
-MAX_ANSWER: Final = 80 * 1024 * 1024
+#: Largest answer read: a record's limit (a signed record is the largest answer there is).
+MAX_ANSWER: Final = MAX_INPUT_BYTES
+
+#: ``listener(request, sent, status, answer)``: hears every JSON answer (see :class:`Client`).
+Listener = Callable[[str, Any, int, Any], None]
 
 
 class ServerError(Twenty48Error):
@@ -50,6 +67,19 @@ class UnreachableError(ServerError):
 
     def __init__(self, reason: str) -> None:
         super().__init__(None, reason)
+
+
+class AnswerError(ServerError):
+    """An answer that cannot be read (too large, not JSON, nested too deeply): exit 2."""
+
+    exit_code: ClassVar[int] = EXIT_UNUSABLE
+
+    def __init__(self, request: str, reason: str) -> None:
+        super().__init__(None, f"the server's answer to {request} is unusable: {reason}")
+
+
+class DeadlineError(UnreachableError):
+    """No whole answer within the request's deadline (exit 2, as any unreachable server)."""
 
 
 class ServerUrlError(ServerError):
@@ -82,9 +112,27 @@ def server_url(url: str) -> str:
 
 
 class Client:
-    """JSON over HTTP to one server, retried on dropped connections."""
+    """JSON over HTTP to one server, retried on dropped connections, every exchange bounded.
 
-    def __init__(self, url: str, *, timeout: float = TIMEOUT, retries: int = RETRIES) -> None:
+    Each request, its retries included, must be answered in full within
+    ``deadline`` seconds: a per-read socket timeout alone never ends a server
+    that sends one byte every few seconds.  A watchdog timer shuts the socket
+    down when the deadline passes, so the blocked read returns at once.
+    Answers are read with the records' strict bounded JSON reader
+    (:func:`twenty48_replay.record.loads_strict`: size and value limits, no
+    duplicate keys, no NaN, deep nesting refused without a RecursionError).
+    ``listener``, if set, hears every JSON answer as it arrives (the
+    :class:`~twenty48_replay.witness.Witness` keeps them as evidence).
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        timeout: float = TIMEOUT,
+        retries: int = RETRIES,
+        deadline: float = DEADLINE,
+    ) -> None:
         #: The normalised base URL (see :func:`server_url`): what messages show.
         self.url = server_url(url)
         parsed = urllib.parse.urlsplit(self.url)
@@ -94,24 +142,59 @@ class Client:
         self.prefix = parsed.path
         self.timeout = timeout
         self.retries = retries
+        self.deadline = deadline
         self._connection: http.client.HTTPConnection | None = None
         #: Requests sent again after a dropped connection or a 503 (for tests and the TUI).
         self.retried = 0
+        #: Called as ``listener(request, sent, status, answer)`` for every JSON answer.
+        self.listener: Listener | None = None
 
     def close(self) -> None:
         if self._connection is not None:
             self._connection.close()
             self._connection = None
 
-    def _connect(self) -> http.client.HTTPConnection:
+    def _connect(self, timeout: float) -> http.client.HTTPConnection:
         if self._connection is None:
             kind = (
                 http.client.HTTPSConnection
                 if self.scheme == "https"
                 else http.client.HTTPConnection
             )
-            self._connection = kind(self.host, self.port, timeout=self.timeout)
+            self._connection = kind(self.host, self.port, timeout=timeout)
         return self._connection
+
+    def _exchange(
+        self, method: str, target: str, payload: bytes | None, headers: dict[str, str], left: float
+    ) -> tuple[int, bytes]:
+        """One attempt, given up (socket shut down) after ``left`` seconds."""
+        connection = self._connect(min(self.timeout, left))
+        expired = threading.Event()
+
+        def expire() -> None:
+            expired.set()
+            sock = connection.sock
+            if sock is not None:
+                with contextlib.suppress(OSError):  # the fd, not an SSL object's state
+                    socket.socket.shutdown(sock, socket.SHUT_RDWR)
+
+        watchdog = threading.Timer(left, expire)
+        watchdog.daemon = True
+        watchdog.start()
+        try:
+            connection.request(method, target, body=payload, headers=headers)
+            response = connection.getresponse()
+            data = response.read(MAX_ANSWER + 1)
+            status = response.status
+        except (OSError, http.client.HTTPException):
+            if expired.is_set():
+                raise _ExpiredError from None
+            raise
+        finally:
+            watchdog.cancel()
+        if expired.is_set():
+            raise _ExpiredError
+        return status, data
 
     def request(
         self, method: str, path: str, body: dict[str, Any] | None = None, token: str | None = None
@@ -123,17 +206,26 @@ class Client:
             headers["Content-Type"] = "application/json"
         if token is not None:
             headers["Authorization"] = f"Bearer {token}"
+        shown = f"{method} {path}"
         failure = "no answer"
+        give_up = time.monotonic() + self.deadline
         for attempt in range(self.retries + 1):
             if attempt:
                 self.retried += 1
-                time.sleep(min(2.0, 0.05 * 2**attempt))
+                pause = min(2.0, 0.05 * 2**attempt)
+                if time.monotonic() + pause >= give_up:
+                    break
+                time.sleep(pause)
+            left = give_up - time.monotonic()
+            if left <= 0:
+                break
             try:
-                connection = self._connect()
-                connection.request(method, self.prefix + path, body=payload, headers=headers)
-                response = connection.getresponse()
-                data = response.read(MAX_ANSWER + 1)
-                status = response.status
+                status, data = self._exchange(method, self.prefix + path, payload, headers, left)
+            except _ExpiredError:
+                self.close()
+                raise DeadlineError(
+                    f"no whole answer from {self.url} to {shown} within {self.deadline:g} s"
+                ) from None
             except (OSError, http.client.HTTPException) as exc:
                 self.close()
                 failure = f"cannot reach {self.url}: {exc or type(exc).__name__}"
@@ -142,134 +234,187 @@ class Client:
                 failure = f"{self.url} answered {status}: {_reason(data) or 'unavailable'}"
                 continue
             if len(data) > MAX_ANSWER:
-                raise ServerError(status, "answer too large")
+                raise AnswerError(shown, f"it is over {MAX_ANSWER:,} bytes")
             if status >= 400:
-                raise ServerError(status, _reason(data) or "refused")
+                refusal = _json_or_none(data)
+                if self.listener is not None and refusal is not None:
+                    self.listener(shown, body, status, refusal)
+                raise ServerError(status, _reason_of(refusal) or "refused")
             try:
-                return json.loads(data)
-            except ValueError:
-                raise ServerError(status, "the answer is not JSON") from None
+                answer = loads_strict(data, bom=False)
+            except RecordError as exc:
+                raise AnswerError(shown, str(exc)) from None
+            if self.listener is not None:
+                self.listener(shown, body, status, answer)
+            return answer
+        if time.monotonic() >= give_up:
+            raise DeadlineError(
+                f"no whole answer from {self.url} to {shown} within {self.deadline:g} s "
+                f"(last: {failure})"
+            )
         raise UnreachableError(failure)
 
     # ------------------------------------------------------------------ API
 
-    def new_game(self, player: str) -> dict[str, Any]:
-        return dict(self.request("POST", "/api/games", {"player": player}))
+    def new_game(self, player: str) -> Any:
+        return self.request("POST", "/api/games", {"player": player})
 
-    def start(self, game_id: int, token: str, client_seed: str) -> dict[str, Any]:
+    def start(self, game_id: int, token: str, client_seed: str) -> Any:
         body = {"client_seed": client_seed}
-        return dict(self.request("POST", f"/api/games/{game_id}/start", body, token))
+        return self.request("POST", f"/api/games/{game_id}/start", body, token)
 
-    def move(self, game_id: int, token: str, n: int, letter: str) -> dict[str, Any]:
+    def move(self, game_id: int, token: str, n: int, letter: str) -> Any:
         body = {"move": letter, "n": n}
-        return dict(self.request("POST", f"/api/games/{game_id}/moves", body, token))
+        return self.request("POST", f"/api/games/{game_id}/moves", body, token)
 
-    def finish(self, game_id: int, token: str) -> dict[str, Any]:
-        return dict(self.request("POST", f"/api/games/{game_id}/finish", None, token))
+    def finish(self, game_id: int, token: str) -> Any:
+        return self.request("POST", f"/api/games/{game_id}/finish", None, token)
 
-    def game(self, game_id: int) -> dict[str, Any]:
-        return dict(self.request("GET", f"/api/games/{game_id}"))
+    def game(self, game_id: int) -> Any:
+        return self.request("GET", f"/api/games/{game_id}")
 
-    def record(self, game_id: int) -> dict[str, Any]:
-        return dict(self.request("GET", f"/api/games/{game_id}/record"))
+    def record(self, game_id: int) -> Any:
+        return self.request("GET", f"/api/games/{game_id}/record")
 
     def record_url(self, game_id: int) -> str:
         """Where a finished game's signed record is (for people to fetch)."""
         return f"{self.url}/api/games/{game_id}/record"
 
-    def leaderboard(self, limit: int = 10) -> dict[str, Any]:
-        return dict(self.request("GET", f"/api/leaderboard?limit={limit}"))
+    def leaderboard(self, limit: int = 10) -> Any:
+        return self.request("GET", f"/api/leaderboard?limit={limit}")
 
-    def key(self) -> dict[str, Any]:
-        return dict(self.request("GET", "/.well-known/twenty48-key"))
+    def key(self) -> Any:
+        return self.request("GET", "/.well-known/twenty48-key")
 
 
-def _reason(data: bytes) -> str | None:
+class _ExpiredError(Exception):
+    """An attempt ran out of the request's deadline (internal to :meth:`Client.request`)."""
+
+
+def _json_or_none(data: bytes) -> Any:
     try:
-        value = json.loads(data)
-    except ValueError:
+        return loads_strict(data, bom=False)
+    except RecordError:
         return None
+
+
+def _reason_of(value: Any) -> str | None:
     if isinstance(value, dict) and isinstance(value.get("error"), str):
         return str(value["error"])[:500]
     return None
 
 
+def _reason(data: bytes) -> str | None:
+    return _reason_of(_json_or_none(data))
+
+
 class MoveRefusedError(ServerError):
-    """The server refused a move by the rules (422: it changes nothing)."""
+    """A move refused by the rules (it changes nothing), here or by the server (422)."""
 
 
 class RemoteGame:
-    """One fair game played on a server: state from the server's answers."""
+    """One fair game played on a server: state from the server's answers, each one checked.
+
+    Every answer goes through :attr:`witness` before anything is shown: an
+    answer of the wrong shape raises :class:`~twenty48_replay.witness.ServerAnswerError`
+    (exit 2), one that breaks a rule raises
+    :class:`~twenty48_replay.witness.UnfairServerError` (exit 1) carrying the
+    evidence, and the game takes nothing more (:attr:`stopped`).
+    """
 
     def __init__(self, client: Client, player: str, client_seed: str | None = None) -> None:
         self.client = client
-        self.player = player
+        #: The name as the server keeps it (it trims surrounding spaces): what the record must say.
+        self.player = player.strip()
         self.client_seed = fair.validate_client_seed(client_seed or fair.new_client_seed())
-        created = client.new_game(player)
-        self.id = int(created["id"])
-        self.token = str(created["token"])
-        self.commitment = str(created["commitment"])
+        self.witness = Witness(client.url, self.player, self.client_seed)
+        client.listener = self.witness.received
+        self.id, self.token, self.commitment = self.witness.created(client.new_game(self.player))
         try:
             opening = client.start(self.id, self.token, self.client_seed)
         except ServerError as exc:
             if exc.status != 409 or client.retried == 0:
                 raise
             opening = client.game(self.id)  # our start landed before the connection dropped
-            if opening.get("client_seed") != self.client_seed:
+            if not (
+                isinstance(opening, dict)
+                and opening.get("client_seed") == self.client_seed
+                and opening.get("commitment") == self.commitment
+            ):
                 raise
-        self.letters = ""
+        shown = self.witness.opened(opening)
         self.finished = False
-        self.state = _state(opening)
+        self.state = GameState("", shown.board, 0, 0)  # the seed is secret until the end
+
+    @property
+    def letters(self) -> str:
+        """The moves played, each confirmed by a checked answer."""
+        return self.witness.letters
+
+    @property
+    def stopped(self) -> bool:
+        """A rule was found broken: no more requests for this game."""
+        return self.witness.verdict is not None
 
     def play(self, letter: str) -> dict[str, Any]:
-        """Play one move (number ``moves + 1``; retried safely); the server's answer."""
+        """Play one move (number ``moves + 1``; retried safely); the server's checked answer.
+
+        A letter that changes nothing is refused here, without a request
+        (:class:`MoveRefusedError`), as the server would; the server
+        refusing a move that does change the board is a broken rule.
+        """
+        if self.witness.verdict is not None:
+            raise self.witness.verdict
+        n = self.state.moves + 1
+        board = self.state.board
+        if not board.slide(Direction(letter)).changed:
+            error = NullMoveError(letter, n, over=board.is_over())
+            raise MoveRefusedError(None, error.translated())
         try:
-            answer = self.client.move(self.id, self.token, self.state.moves + 1, letter)
+            answer = self.client.move(self.id, self.token, n, letter)
         except ServerError as exc:
             if exc.status == 422:
-                raise MoveRefusedError(422, exc.reason) from None
+                raise self.witness.refused(n, letter, exc.reason) from None
             raise
-        self.letters += letter
-        self.state = _state(answer)
-        self.finished = bool(answer.get("finished"))
-        return answer
+        shown, gained, finished = self.witness.moved(n, letter, answer)
+        self.state = GameState("", shown.board, shown.score, shown.moves)
+        self.finished = finished
+        assert shown.spawn is not None
+        return {**answer, "gained": gained, "spawn": shown.spawn.to_json()}
 
     def finish(self) -> dict[str, Any]:
-        """End the game (if the server has not already) and fetch its signed record."""
+        """End the game (if the server has not already) and fetch its signed record.
+
+        The reveal is checked as it arrives (its server seed against the
+        commitment, its game against the last answer); the record is
+        checked by :meth:`check_record`.
+        """
+        if self.witness.verdict is not None:
+            raise self.witness.verdict
         if not self.finished:
-            self.client.finish(self.id, self.token)
+            self.witness.revealed(self.client.finish(self.id, self.token))
             self.finished = True
-        return self.client.record(self.id)
+        record: dict[str, Any] = self.client.record(self.id)
+        return record
 
-    def check_record(self, record: dict[str, Any], trusted: Any | None = None) -> list[str]:
-        """Every way the signed record breaks what this client was promised (empty: none)."""
-        from twenty48_replay.record import Record
+    def check(self, record: object, trusted: Any | None = None) -> Record:
+        """Replay the signed record against everything shown; raises on the first problem.
 
-        problems: list[str] = []
+        :class:`~twenty48_replay.witness.UnfairServerError` (exit 1, with the
+        evidence) or :class:`~twenty48_replay.witness.ServerAnswerError` (exit 2).
+        """
+        return self.witness.check_record(record, trusted)
+
+    def check_record(self, record: object, trusted: Any | None = None) -> list[str]:
+        """Every way the signed record breaks what this client was shown (empty: none).
+
+        The same check as :meth:`check`, as a list, leaving the game as it was.
+        """
+        verdict = self.witness.verdict
         try:
-            parsed = Record.from_dict(record)
-        except RecordError as exc:
-            return [f"unreadable record: {exc}"]
-        info = parsed.extra.get("fair")
-        if not isinstance(info, dict):
-            return ["the record has no fair object"]
-        if info.get("commitment") != self.commitment:
-            problems.append("the record's commitment is not the one sent before the first move")
-        if info.get("client_seed") != self.client_seed:
-            problems.append("the record's client seed is not ours")
-        if parsed.moves != self.letters:
-            problems.append("the record's moves are not the moves played")
-        from twenty48_replay.replay import verify
-
-        result = verify(parsed, trusted)
-        problems.extend(result.reasons)
-        expected = "fair" if trusted is not None else "unchecked"
-        if result.fair != expected and not result.reasons:
-            problems.append(f"the record is {result.fair}")
-        return problems
-
-
-def _state(answer: dict[str, Any]) -> GameState:
-    """The board, score and move count of an answer, as a state (seed unknown: empty)."""
-    rows = answer["board"]
-    return GameState("", Board.from_rows(rows), int(answer["score"]), int(answer["moves"]))
+            self.witness.check_record(record, trusted)
+        except Twenty48Error as exc:
+            return [str(exc)]
+        finally:
+            self.witness.verdict = verdict
+        return []

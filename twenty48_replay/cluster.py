@@ -438,19 +438,77 @@ def _tasks(inputs: Iterable[Input], partition_bytes: int) -> Iterator[_Task]:
         yield _Task(tuple(whole))
 
 
-def connect(address: str, timeout: float = CONNECT_TIMEOUT) -> ClusterSession:
-    """A session with the Dask scheduler at ``address`` (``tcp://host:8786``).
+#: Dask's settings a client needs for ``tls://`` (environment variables or Dask's config).
+TLS_SETTINGS: Final = (
+    "DASK_DISTRIBUTED__COMM__TLS__CA_FILE",
+    "DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT",
+    "DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY",
+)
 
-    Raises :class:`ClusterError` when Dask is not installed or the
-    scheduler cannot be reached, with one line saying which.
+
+def _check_tls_settings(address: str, security: Any) -> None:
+    """A ``tls://`` scheduler needs a CA and a client certificate: say which are missing.
+
+    Dask itself fails later with "TLS expects a `ssl_context` argument ...".
+    """
+    import dask.config
+
+    if not address.lower().startswith("tls://") or dask.config.get(
+        "distributed.client.security-loader", None
+    ):
+        return
+    given = (security.tls_ca_file, security.tls_client_cert, security.tls_client_key)
+    missing = [name for name, value in zip(TLS_SETTINGS, given, strict=True) if not value]
+    if missing:
+        raise ClusterError(
+            f"the scheduler at {address} uses TLS, and Dask's TLS settings for a client are "
+            f"missing: {', '.join(missing)} (or distributed.comm.tls in Dask's configuration)"
+        )
+
+
+def _client_class(distributed: Any) -> Any:
+    """Dask's Client, made to let go at once when it cannot connect.
+
+    A Client whose constructor fails (a TLS handshake the scheduler refuses,
+    a scheduler that is no Dask scheduler) is still closed by its finaliser
+    at exit, which waited 60 s on a dead connection and then printed a
+    traceback: this one closes itself on the spot, within 2 s.
+    """
+
+    class OneShotClient(distributed.Client):  # type: ignore[misc]
+        def start(self, **kwargs: Any) -> Any:
+            try:
+                return super().start(**kwargs)
+            except BaseException:
+                with contextlib.suppress(Exception):
+                    self.close(timeout=2)
+                self.status = "closed"
+                raise
+
+    return OneShotClient
+
+
+def connect(address: str, timeout: float = CONNECT_TIMEOUT) -> ClusterSession:
+    """A session with the Dask scheduler at ``address`` (``tls://host:8786``, ``tcp://...``).
+
+    The scheduler and its workers are trusted fully: what they send back is
+    unpickled in this process, so whoever can join the cluster can run code
+    here.  Use ``tls://`` with Dask's TLS settings (a CA and certificates
+    for every scheduler, worker and client; README "Verifying on a
+    cluster"), which Dask reads from its configuration or environment.
+
+    Raises :class:`ClusterError` when Dask is not installed, the TLS settings
+    are missing, or the scheduler cannot be reached, with one line saying which.
     """
     try:
         import distributed
 
-        client_class: Any = distributed.Client  # distributed is only partly typed
+        client_class: Any = _client_class(distributed)  # distributed is only partly typed
+        security_class: Any = distributed.Security  # Dask's TLS settings (config, environment)
     except ImportError:
         raise ClusterError(f"verifying on a cluster needs Dask: {CLUSTER_EXTRA}") from None
     _quiet_dask()
+    _check_tls_settings(address, security_class())
     _probe(address, min(timeout, 10.0))
     try:
         client = client_class(address, timeout=timeout, set_as_default=False)

@@ -26,6 +26,9 @@ Final API (what the server builds on)::
     canonical_bytes(record_dict) -> bytes          # the signed bytes: record without "signature"
     FairInfo(commitment, server_seed, client_seed, key_id, game_id, started, ended)
         .to_dict() / FairInfo.from_dict(obj)       # RecordError naming "fair.<key>"
+    TIMESTAMP_PATTERN                              # a real date and time (SPEC 11.4), as regex
+    validate_timestamp(value, field) -> str        # RecordError unless a real date and time
+    timestamp_instant(text) -> (seconds, nanos)    # since 1970 UTC: compare times as instants
     fair_check.fair_info(record: Record) -> FairInfo | None
     fair_check.check_fair(record: Record, trusted: SignatureChecker | None = None) -> FairCheck
         # FairCheck.status: "self-seeded" | "fair" | "unchecked" | "not fair"
@@ -79,9 +82,18 @@ FAIR_KEYS: Final = (
 _HEX64: Final = re.compile(r"[0-9a-f]{64}")
 _KEY_ID: Final = re.compile(r"[0-9a-f]{16}")
 _SIGNATURE: Final = re.compile(r"[0-9a-f]{128}")
-_TIMESTAMP: Final = re.compile(
-    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})"
+#: A real date and time (SPEC 11.4): months 01-12, days that exist in that month
+#: (29 February in leap years of the proleptic Gregorian calendar only), hours 00-23,
+#: minutes and seconds 00-59 (no leap second), offsets -23:59 to +23:59.  The schema's
+#: ``$defs/time`` pattern is this text between ``^`` and ``$`` (a test compares them).
+TIMESTAMP_PATTERN: Final = (
+    r"(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])"
+    r"|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))"
+    r"|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)"
+    r"T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]{1,9})?"
+    r"(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])"
 )
+_TIMESTAMP: Final = re.compile(TIMESTAMP_PATTERN)
 
 # ---------------------------------------------------------------- seeds
 
@@ -232,8 +244,52 @@ def canonical_bytes(record_dict: Mapping[str, Any]) -> bytes:
 
 def _timestamp(value: object, field: str) -> str:
     if not isinstance(value, str) or _TIMESTAMP.fullmatch(value) is None:
-        raise RecordError("must be an RFC 3339 time such as 2026-11-30T12:00:00Z", field=field)
+        raise RecordError(
+            "must be a real date and time in RFC 3339 form such as 2026-11-30T12:00:00Z",
+            field=field,
+        )
     return value
+
+
+def validate_timestamp(value: object, field: str) -> str:
+    """A time of SPEC 11.4 (``fair.started``, a key's ``from``); raises :class:`RecordError`."""
+    return _timestamp(value, field)
+
+
+def _days_from_civil(year: int, month: int, day: int) -> int:
+    """Days from 1970-01-01 to a proleptic Gregorian date (any year, no datetime limits)."""
+    year -= month <= 2
+    era = year // 400
+    year_of_era = year - era * 400
+    day_of_year = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
+    day_of_era = year_of_era * 365 + year_of_era // 4 - year_of_era // 100 + day_of_year
+    return era * 146097 + day_of_era - 719468
+
+
+def timestamp_instant(text: str) -> tuple[int, int]:
+    """The instant a valid timestamp names: (seconds since 1970-01-01T00:00:00Z, nanoseconds).
+
+    Exact, offsets applied, so two timestamps compare as instants by comparing
+    these pairs (``2026-01-01T01:00:00+01:00`` equals ``2026-01-01T00:00:00Z``);
+    year 0000 and 9999 with any offset work (no ``datetime`` range to leave).
+    Raises :class:`RecordError` for text that is not a timestamp of SPEC 11.4.
+    """
+    _timestamp(text, "timestamp")
+    days = _days_from_civil(int(text[0:4]), int(text[5:7]), int(text[8:10]))
+    seconds = days * 86400 + int(text[11:13]) * 3600 + int(text[14:16]) * 60 + int(text[17:19])
+    rest = text[19:]
+    nanos = 0
+    if rest.startswith("."):
+        end = 1
+        while rest[end] in "0123456789":
+            end += 1
+        digits = rest[1:end]
+        nanos = int(digits.ljust(9, "0"))
+        rest = rest[end:]
+    if rest != "Z":
+        offset = int(rest[1:3]) * 3600 + int(rest[4:6]) * 60
+        seconds -= offset if rest[0] == "+" else -offset
+    return seconds, nanos
 
 
 def _game_id(value: object, field: str) -> str | int:

@@ -14,23 +14,36 @@ Final API::
         .public_pem() -> bytes  # SubjectPublicKeyInfo PEM, for --trust FILE
         .sign_record(record_dict) -> dict   # a new dict: the record plus "signature" (128 hex)
         .trusted() -> TrustedKey
-    TrustedKey(public_key: bytes)
+    TrustedKey(public_key: bytes)    # refuses a non-canonical or small-order key
         .from_file(path) / .from_pem(bytes) / .from_well_known(obj) ; .key_id
         .verify(record_dict) -> tuple[str, ...]   # reasons; () when the signature is good
-    load_trusted(path_or_url: str) -> TrustedKey  # KeyFileError (exit 2) when unusable
+    TrustedKeySet(keys: keyset.KeySet)  # a well-known document listing keys (rotation)
+        .key_id ; .verify(record_dict) -> tuple[str, ...]
+    read_key_file(data: bytes, where: str) -> TrustedKey | TrustedKeySet  # the one rule
+    load_trusted(path_or_url: str) -> TrustedKey | TrustedKeySet  # KeyFileError (exit 2)
+    verify_signature(public_key, signature, message) -> str | None  # why not, or None
 
 Key files (schema/SPEC.md, section 11.6): the private key is PKCS#8 PEM,
 unencrypted, mode 0600.  A private key file that group or others may read
 is refused (as ssh does): the key signs every ranked game, and a key that
-leaked cannot be told apart from the server.
+leaked cannot be told apart from the server.  A public key file and a
+fetched well-known document are read by one rule (:func:`read_key_file`):
+at most 64 KiB of UTF-8, one BOM at the start ignored, then either the JSON
+document (read as strictly as a record) or text holding exactly one PEM
+``PUBLIC KEY`` block.
+
+Signatures are checked as SPEC 11.6 says: the public key must be a
+canonical point not of small order, R a canonical point and S below L
+(:mod:`twenty48_replay.ed25519`, checked here first), then the
+cofactorless equation (OpenSSL through ``cryptography``).
 """
 
 from __future__ import annotations
 
 import base64
 import contextlib
-import json
 import os
+import re
 import secrets
 import stat
 from collections.abc import Mapping
@@ -39,6 +52,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 
+from twenty48_replay.ed25519 import public_key_problem, signature_problem
 from twenty48_replay.errors import KeyFileError, RecordError
 from twenty48_replay.fair import (
     SIGNATURE_HEX_LENGTH,
@@ -46,6 +60,8 @@ from twenty48_replay.fair import (
     key_id_of,
     validate_signature_text,
 )
+from twenty48_replay.keyset import KeySet, read_key_set
+from twenty48_replay.record import loads_strict
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -94,15 +110,20 @@ def _open_regular(path: Path) -> tuple[int, int]:
     return fd, mode
 
 
-def _read_bounded(path: Path, fd: int | None = None) -> bytes:
-    """At most 64 KiB (+1 byte, to tell a larger file) of a regular file."""
+def _read_capped(path: Path, fd: int | None = None) -> bytes:
+    """At most 64 KiB + 1 byte of a regular file (the extra byte tells a larger file)."""
     if fd is None:
         fd, _mode = _open_regular(path)
     try:
         with os.fdopen(fd, "rb") as f:
-            data = f.read(MAX_KEY_FILE_BYTES + 1)
+            return f.read(MAX_KEY_FILE_BYTES + 1)
     except OSError as exc:
         raise KeyFileError(f"cannot read key file {path}: {exc.strerror or exc}") from None
+
+
+def _read_bounded(path: Path, fd: int | None = None) -> bytes:
+    """At most 64 KiB of a regular file; a larger one is refused."""
+    data = _read_capped(path, fd)
     if len(data) > MAX_KEY_FILE_BYTES:
         raise KeyFileError(f"key file {path} is over {MAX_KEY_FILE_BYTES} bytes: not a key")
     return data
@@ -255,16 +276,59 @@ class ServerKey:
 # ---------------------------------------------------------------- a verifier's key
 
 
+def verify_signature(public_key: bytes, signature: bytes, message: bytes) -> str | None:
+    """Why ``signature`` is not ``public_key``'s Ed25519 signature of ``message``; None if it is.
+
+    SPEC 11.6: the key a canonical point not of small order, R canonical,
+    S below L (checked here, as OpenSSL does not check them all), then
+    RFC 8032's cofactorless equation [S]B = R + [k]A (OpenSSL).
+    """
+    return public_key_problem(public_key) or _checked_key_verifies(public_key, signature, message)
+
+
+def _checked_key_verifies(public_key: bytes, signature: bytes, message: bytes) -> str | None:
+    """:func:`verify_signature` for a key already checked (a :class:`TrustedKey`'s, a key
+    set's): the key check costs more than the signature check, so it is done once."""
+    problem = signature_problem(signature)
+    if problem is not None:
+        return problem
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    try:
+        Ed25519PublicKey.from_public_bytes(public_key).verify(signature, message)
+    except InvalidSignature:
+        return "the record was changed after signing, or another key signed it"
+    return None
+
+
+def _record_signature(record_dict: Mapping[str, Any]) -> tuple[bytes, bytes] | str:
+    """The record's signature and canonical bytes, or why it has none (a reason)."""
+    try:
+        signature = bytes.fromhex(validate_signature_text(record_dict.get("signature")))
+        data = canonical_bytes(record_dict)
+    except RecordError as exc:
+        return exc.message
+    assert len(signature) * 2 == SIGNATURE_HEX_LENGTH
+    return signature, data
+
+
 @attrs.frozen(slots=True)
 class TrustedKey:
-    """A public key a verifier trusts; picklable (raw bytes), so verify workers get it."""
+    """A public key a verifier trusts; picklable (raw bytes), so verify workers get it.
+
+    Refuses (:class:`KeyFileError`) a key that is not the canonical encoding
+    of a curve point or is of small order: with the identity point as key,
+    one fixed signature would make every record "fair".
+    """
 
     public_key: bytes = attrs.field()
 
     @public_key.validator
     def _check(self, _attribute: object, value: bytes) -> None:
-        if len(value) != 32:
-            raise KeyFileError(f"an Ed25519 public key is 32 bytes, not {len(value)}")
+        problem = public_key_problem(value)
+        if problem is not None:
+            raise KeyFileError(problem)
 
     @property
     def key_id(self) -> str:
@@ -273,59 +337,29 @@ class TrustedKey:
 
     @classmethod
     def from_well_known(cls, obj: object) -> TrustedKey:
-        """From the JSON of ``/.well-known/twenty48-key``; the key id must match the key."""
-        if not isinstance(obj, Mapping) or obj.get("algorithm") != ALGORITHM:
-            raise KeyFileError('not a twenty48 key: expected {"algorithm": "Ed25519", ...}')
-        hex_key = obj.get("public_key")
-        if not isinstance(hex_key, str) or len(hex_key) != 64:
-            raise KeyFileError("public_key must be 64 lowercase hex characters")
-        try:
-            key = cls(bytes.fromhex(hex_key))
-        except ValueError:
-            raise KeyFileError("public_key must be 64 lowercase hex characters") from None
-        if hex_key != hex_key.lower():
-            raise KeyFileError("public_key must be 64 lowercase hex characters")
-        if obj.get("key_id") != key.key_id:
-            raise KeyFileError(
-                f"key_id {obj.get('key_id')!r} does not match the public key ({key.key_id})"
-            )
-        return key
+        """The current key of a parsed well-known document (checked whole, ``keys`` too)."""
+        return cls(read_key_set(obj).current)
 
     @classmethod
     def from_pem(cls, data: bytes) -> TrustedKey:
-        """From a SubjectPublicKeyInfo PEM of an Ed25519 key (RFC 8410)."""
-        text = data.strip()
-        if b"PRIVATE KEY" in text:
-            raise KeyFileError("this is a private key; give the server's public key")
-        if not (text.startswith(_PUBLIC_PEM_HEAD) and text.endswith(_PUBLIC_PEM_TAIL)):
-            raise KeyFileError("not a PEM public key (-----BEGIN PUBLIC KEY-----)")
-        body = text[len(_PUBLIC_PEM_HEAD) : -len(_PUBLIC_PEM_TAIL)]
+        """From text holding exactly one SubjectPublicKeyInfo PEM block of an Ed25519 key."""
         try:
-            der = base64.b64decode(b"".join(body.split()), validate=True)
-        except ValueError:
-            raise KeyFileError("the PEM public key is not valid base64") from None
-        if len(der) != len(SPKI_PREFIX) + 32 or not der.startswith(SPKI_PREFIX):
-            raise KeyFileError("the PEM public key is not an Ed25519 key")
-        return cls(der[len(SPKI_PREFIX) :])
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise KeyFileError("not UTF-8 text") from None
+        return cls(_pem_public_key(text.removeprefix("\ufeff")))
 
     @classmethod
     def from_bytes(cls, data: bytes, where: str) -> TrustedKey:
-        """From a key file's bytes: PEM public key, or the well-known JSON."""
-        try:
-            if data.lstrip().startswith(b"{"):
-                try:
-                    obj = json.loads(data)
-                except ValueError:
-                    raise KeyFileError("not JSON") from None
-                return cls.from_well_known(obj)
-            return cls.from_pem(data)
-        except KeyFileError as exc:
-            raise KeyFileError(f"{where}: {exc}") from None
+        """The current key of a key file's bytes (:func:`read_key_file`; a key set's
+        other keys are dropped: :func:`load_trusted` keeps them)."""
+        found = read_key_file(data, where)
+        return found if isinstance(found, TrustedKey) else cls(found.keys.current)
 
     @classmethod
     def from_file(cls, path: Path) -> TrustedKey:
         """From a file: a PEM public key, or the JSON of ``/.well-known/twenty48-key``."""
-        return cls.from_bytes(_read_bounded(path), str(path))
+        return cls.from_bytes(_read_capped(path), str(path))
 
     def verify(self, record_dict: Mapping[str, Any]) -> tuple[str, ...]:
         """Why the record's signature is not this key's over its canonical bytes; () if it is."""
@@ -333,36 +367,132 @@ class TrustedKey:
         named = fair.get("key_id") if isinstance(fair, Mapping) else None
         if named != self.key_id:
             return (f"signed by key {named}, not by the trusted key {self.key_id}",)
-        try:
-            signature = bytes.fromhex(validate_signature_text(record_dict.get("signature")))
-            data = canonical_bytes(record_dict)
-        except RecordError as exc:
-            return (exc.message,)
-        assert len(signature) * 2 == SIGNATURE_HEX_LENGTH
-        from cryptography.exceptions import InvalidSignature
-        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+        return _verify_with(self.public_key, record_dict)
 
-        try:
-            Ed25519PublicKey.from_public_bytes(self.public_key).verify(signature, data)
-        except InvalidSignature:
-            return (
-                f"signature does not verify with the trusted key {self.key_id}: "
-                "the record was changed after signing, or another key signed it",
-            )
+
+def _verify_with(public_key: bytes, record_dict: Mapping[str, Any]) -> tuple[str, ...]:
+    signed = _record_signature(record_dict)
+    if isinstance(signed, str):
+        return (signed,)
+    problem = _checked_key_verifies(public_key, *signed)
+    if problem is None:
         return ()
+    return (f"signature does not verify with the trusted key {key_id_of(public_key)}: {problem}",)
 
 
-def load_trusted(path_or_url: str) -> TrustedKey:
+@attrs.frozen(slots=True)
+class TrustedKeySet:
+    """A key set a verifier trusts (SPEC 11.6, rotation): each key for the time it was in use.
+
+    The record's ``fair.key_id`` picks the key; it must be listed, not
+    revoked, and in use at ``fair.ended``; then the signature is checked
+    with it.  Picklable, like :class:`TrustedKey`.
+    """
+
+    keys: KeySet
+
+    @property
+    def key_id(self) -> str:
+        """The current key's id (named when a record has no signature)."""
+        return self.keys.key_id
+
+    def verify(self, record_dict: Mapping[str, Any]) -> tuple[str, ...]:
+        """Why no listed key vouches for the record; () if one does."""
+        fair = record_dict.get("fair")
+        named = fair.get("key_id") if isinstance(fair, Mapping) else None
+        ended = fair.get("ended") if isinstance(fair, Mapping) else None
+        refusal = self.keys.refusal(named, ended)
+        if refusal is not None:
+            return (refusal,)
+        period = self.keys.period(str(named))
+        assert period is not None
+        return _verify_with(period.public_key, record_dict)
+
+
+# ---------------------------------------------------------------- key files and documents
+
+_PEM_BEGIN: Final = "-----BEGIN "
+_PEM_END: Final = "-----END "
+_BASE64_WHITESPACE: Final = str.maketrans("", "", " \t\r\n")
+_BASE64: Final = re.compile(r"[A-Za-z0-9+/]*={0,2}")
+
+
+def _pem_public_key(text: str) -> bytes:
+    """The raw key of the one ``PUBLIC KEY`` PEM block in ``text`` (SPEC 11.6).
+
+    Text before the BEGIN line and after the END line is ignored, as RFC 7468
+    allows (explanations, ``openssl pkey -text`` output); boundary lines stand
+    alone on their line (trailing spaces, tabs and CR allowed).  Any other
+    boundary line (a second block, a certificate, a private key) is refused:
+    which key would be meant is then a guess.
+    """
+    lines = [line.rstrip(" \t\r") for line in text.split("\n")]
+    boundaries = [i for i, line in enumerate(lines) if line.startswith(("-----BEGIN", "-----END"))]
+    if any("PRIVATE KEY" in lines[i] for i in boundaries):
+        raise KeyFileError("this is a private key; give the server's public key")
+    if not boundaries:
+        raise KeyFileError(
+            "not JSON (the well-known document) and not a PEM public key "
+            "(-----BEGIN PUBLIC KEY-----)"
+        )
+    if len(boundaries) != 2:
+        raise KeyFileError(
+            f"{len(boundaries)} PEM boundary lines: a key file holds one PUBLIC KEY block"
+        )
+    first, last = boundaries
+    if lines[first] != _PUBLIC_PEM_HEAD.decode() or lines[last] != _PUBLIC_PEM_TAIL.decode():
+        raise KeyFileError("not a PEM public key (-----BEGIN PUBLIC KEY-----)")
+    body = "".join(lines[first + 1 : last]).translate(_BASE64_WHITESPACE)
+    der = base64.b64decode(body) if _BASE64.fullmatch(body) and len(body) % 4 == 0 else b""
+    if not der or base64.b64encode(der).decode("ascii") != body:
+        # Only the canonical base64 of some bytes: padding at the end only, unused bits 0.
+        raise KeyFileError("the PEM public key is not valid base64")
+    if len(der) != len(SPKI_PREFIX) + 32 or not der.startswith(SPKI_PREFIX):
+        raise KeyFileError("the PEM public key is not an Ed25519 key")
+    return der[len(SPKI_PREFIX) :]
+
+
+def read_key_file(data: bytes, where: str) -> TrustedKey | TrustedKeySet:
+    """The key in a key file's bytes or a fetched answer: one rule for both (SPEC 11.6).
+
+    At most 64 KiB; UTF-8 (one BOM at the very start ignored); if the first
+    character that is not whitespace is ``{`` the text is the well-known
+    document, read as strictly as a record (no duplicate keys, no NaN, ...),
+    a plain key or a key set; otherwise it must hold exactly one PEM public
+    key block.  Every refusal is one :class:`KeyFileError` naming ``where``.
+    """
+    try:
+        if len(data) > MAX_KEY_FILE_BYTES:
+            raise KeyFileError(f"is over {MAX_KEY_FILE_BYTES} bytes: not a key")
+        try:
+            text = data.decode("utf-8").removeprefix("\ufeff")
+        except UnicodeDecodeError:
+            raise KeyFileError("not UTF-8 text") from None
+        if not text.lstrip(" \t\r\n").startswith("{"):
+            return TrustedKey(_pem_public_key(text))
+        try:
+            document = loads_strict(text, bom=False)
+        except RecordError as exc:
+            raise KeyFileError(f"not a well-known key document: {exc.message}") from None
+        keys = read_key_set(document)
+        return TrustedKeySet(keys) if keys.listed else TrustedKey(keys.current)
+    except KeyFileError as exc:
+        raise KeyFileError(f"{where}: {exc}") from None
+
+
+def load_trusted(path_or_url: str) -> TrustedKey | TrustedKeySet:
     """The key named by ``verify --trust``: a file, or an http(s) server whose key is fetched.
 
     For a URL the key comes from ``<url>/.well-known/twenty48-key`` (or the
     URL itself if it already ends so), within 10 s in all and at most
-    64 KiB read.  Every failure is one :class:`KeyFileError` line (exit 2).
+    64 KiB read; file and answer are read by the same rule
+    (:func:`read_key_file`).  Every failure is one :class:`KeyFileError`
+    line (exit 2).
     """
     if path_or_url.lower().startswith(("http://", "https://")):
         return _fetch(path_or_url)
     try:
-        return TrustedKey.from_file(Path(path_or_url))
+        return read_key_file(_read_capped(Path(path_or_url)), path_or_url)
     except KeyFileError as exc:
         if ":" in path_or_url and not os.path.lexists(path_or_url):
             # "127.0.0.1:8048", "localhost:8048/", "ftp://...": meant as a server.
@@ -373,7 +503,7 @@ def load_trusted(path_or_url: str) -> TrustedKey:
         raise
 
 
-def _fetch(url: str) -> TrustedKey:
+def _fetch(url: str) -> TrustedKey | TrustedKeySet:
     """Fetch and parse the well-known key, the whole exchange bounded by FETCH_TIMEOUT.
 
     A socket timeout bounds each read, not the exchange: a server that
@@ -403,18 +533,11 @@ def _fetch(url: str) -> TrustedKey:
     data = outcome[0]
     if isinstance(data, KeyFileError):
         raise data
-    try:
-        obj = json.loads(data)
-    except ValueError:
-        raise KeyFileError(f"{target}: the answer is not JSON") from None
-    try:
-        return TrustedKey.from_well_known(obj)
-    except KeyFileError as exc:
-        raise KeyFileError(f"{target}: {exc}") from None
+    return read_key_file(data, target)
 
 
 def _download(target: str) -> bytes:
-    """The body at ``target`` (at most MAX_KEY_FILE_BYTES), or KeyFileError.
+    """The body at ``target`` (at most MAX_KEY_FILE_BYTES + 1 bytes read), or KeyFileError.
 
     ``http.client`` reports a malformed answer (no status line, more than
     100 headers, a header line over 64 KiB, a broken chunk) with
@@ -449,6 +572,4 @@ def _download(target: str) -> bytes:
         if isinstance(reason, http.client.HTTPException):
             reason = f"not a valid HTTP answer ({type(reason).__name__}: {reason})"
         raise KeyFileError(f"cannot fetch the key from {target}: {reason}") from None
-    if len(data) > MAX_KEY_FILE_BYTES:
-        raise KeyFileError(f"{target}: the answer is over {MAX_KEY_FILE_BYTES} bytes: not a key")
-    return data
+    return data  # over MAX_KEY_FILE_BYTES: read_key_file refuses it, as it refuses a file

@@ -25,11 +25,12 @@ from textual.widgets import Footer, Static
 from twenty48_replay.board import Board, Direction
 from twenty48_replay.errors import ConflictError, NullMoveError, Twenty48Error
 from twenty48_replay.i18n import N_, _, ngettext, number
-from twenty48_replay.store import GameSession, Store
+from twenty48_replay.store import Store
 from twenty48_replay.text import printable
 
 from ..directions import ARROWS, NAMES
 from ..output import warn
+from ..session import Session
 from .language import translate_bindings
 from .screens import Choice, ConflictScreen, GameOverScreen, HelpScreen, RulesScreen, WinScreen
 from .widgets import (
@@ -145,7 +146,7 @@ class GameScreen(Responsive, Screen[None]):
     """
     )
 
-    def __init__(self, store: Store, session: GameSession) -> None:
+    def __init__(self, store: Store, session: Session) -> None:
         super().__init__()
         translate_bindings(self)
         self.store = store
@@ -189,7 +190,7 @@ class GameScreen(Responsive, Screen[None]):
         """The board widget."""
         return self.query_one(BoardView)
 
-    def _load(self, session: GameSession) -> None:
+    def _load(self, session: Session) -> None:
         """Switch to ``session``: redraw everything, forget per-game UI state."""
         self.session = session
         self.locked = False
@@ -455,14 +456,14 @@ class PlayApp(App[None]):
     TITLE = "twenty48"
     ENABLE_COMMAND_PALETTE = False
 
-    def __init__(self, store: Store, session: GameSession) -> None:
+    def __init__(self, store: Store, session: Session) -> None:
         super().__init__()
         translate_bindings(self)
         self.store = store
         self.game_screen = GameScreen(store, session)
 
     @property
-    def session(self) -> GameSession:
+    def session(self) -> Session:
         """The game on the board now (changes with each new game)."""
         return self.game_screen.session
 
@@ -471,7 +472,7 @@ class PlayApp(App[None]):
         return self.game_screen
 
 
-def quit_line(store: Store, last: GameSession) -> str:
+def quit_line(store: Store, last: Session) -> str:
     """What ``play`` says on leaving: the last game as it is stored, not as this screen had it.
 
     After a conflict the screen's copy is stale (another process added
@@ -479,6 +480,7 @@ def quit_line(store: Store, last: GameSession) -> str:
     is all there is, and the line says so.
     """
     note = ""
+    stored: Session
     try:
         stored = store.open_game(last.id)
     except Twenty48Error:
@@ -496,7 +498,7 @@ def quit_line(store: Store, last: GameSession) -> str:
     return line.format(id=last.id, score=state.score, moves=state.moves, note=note, end=end)
 
 
-def run_play_app(store: Store, session: GameSession) -> None:
+def run_play_app(store: Store, session: Session) -> None:
     """Run the game UI until the player quits, then say where the game is."""
     app = PlayApp(store, session)
     app.run()

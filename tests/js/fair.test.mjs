@@ -9,7 +9,8 @@ import { jsModule, readBytes, readJsonFile, VECTORS } from "./helpers.mjs";
 
 const { verifyRecord, verdictJson } = await jsModule("verify.js");
 const { parseRecord } = await jsModule("record.js");
-const { commitmentOf, gameSeedOf, keyIdOf, parseTrustedKey, TrustedKeyError } = await jsModule("fair.js");
+const { commitmentOf, gameSeedOf } = await jsModule("fair.js");
+const { keyIdOf, parseTrustedKey, TrustedKeyError } = await jsModule("trusted_keys.js");
 const { canonicalBytes, canonicalText } = await jsModule("canonical.js");
 const { readJson } = await jsModule("json.js");
 const { ed25519Verify, ed25519VerifyJs } = await jsModule("ed25519.js");

@@ -28,9 +28,8 @@ from twenty48_replay import fair
 from twenty48_replay.errors import RecordError
 from twenty48_replay.record import MAX_INPUT_BYTES, Record
 from twenty48_replay.replay import verify
-from twenty48_replay.server import answers, error_page, pages, parsing, write_jobs
+from twenty48_replay.server import answers, bots, error_page, pages, parsing, write_jobs
 from twenty48_replay.server.api_errors import ApiError, not_found
-from twenty48_replay.server.bots import suspected_bot
 from twenty48_replay.server.config import ServerConfig
 from twenty48_replay.server.fastpath import MovesFastPath
 from twenty48_replay.server.live_games import GameEntry, load_entry
@@ -206,37 +205,21 @@ async def leaderboard(request: Request, server: Server) -> Response:
 
     rows = await run_in_threadpool(read)
     config = server.config
-    games = []
-    for rank, row in enumerate(rows, 1):
-        rate = (
-            None
-            if row.engine_matches is None or not row.engine_checked
-            else round(row.engine_matches / row.engine_checked, 4)
-        )
-        games.append(
-            {
-                "rank": rank,
-                "id": row.fair_id,
-                "player": row.player,
-                "score": row.score,
-                "moves": row.moves,
-                "max_tile": row.max_tile,
-                "ended": iso_ms(row.finished_ms),
-                "record_url": answers.record_url(row.fair_id),
-                "engine_match_rate": rate,
-                "median_move_interval_ms": row.median_interval_ms,
-                "suspected_bot": suspected_bot(
-                    config, row.engine_matches, row.engine_checked, row.median_interval_ms
-                ),
-            }
-        )
-    thresholds = {
-        "match_rate": config.bot_match_rate,
-        "interval_ms": config.bot_interval_ms,
-        "min_moves": config.bot_min_moves,
-        "analysis_plies": config.analysis_plies,
-    }
-    return JSON({"games": games, "bot_thresholds": thresholds})
+    games = [
+        {
+            "rank": rank,
+            "id": row.fair_id,
+            "player": row.player,
+            "score": row.score,
+            "moves": row.moves,
+            "max_tile": row.max_tile,
+            "ended": iso_ms(row.finished_ms),
+            "record_url": answers.record_url(row.fair_id),
+            **bots.signal_fields(config, row),
+        }
+        for rank, row in enumerate(rows, 1)
+    ]
+    return JSON({"games": games, "bot_thresholds": bots.thresholds(config)})
 
 
 async def submit_record(request: Request, server: Server) -> Response:

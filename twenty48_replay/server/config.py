@@ -20,20 +20,27 @@ KEY_SUFFIX: Final = ".server-key.pem"
 class ServerConfig:
     """What ``twenty48 serve`` was asked for.
 
-    Bots: a finished game is marked as a suspected bot when at least
-    ``bot_min_moves`` moves were analysed and its engine-match rate is at
-    least ``bot_match_rate`` or its median time between moves is below
-    ``bot_interval_ms`` (0 turns that test off).  ``analysis_plies`` is the
-    solver's fixed depth for the match rate; ``analyze`` False turns the
-    background analysis off.
+    Bots (see :mod:`twenty48_replay.server.bots`): a finished game of at
+    least ``bot_min_moves`` moves is marked as a suspected bot when its
+    engine-match rate (the best rung of the search ladder) is at least
+    ``bot_match_rate``, when its median time between moves is below
+    ``bot_interval_ms`` (0 turns that test off), or when the dispersion of
+    those times (interquartile range over median) is below
+    ``bot_dispersion`` (0 turns it off).  The ladder is fixed depths of 1 ..
+    ``analysis_plies`` plies plus every strength the solver offers, each on
+    at most ``analysis_positions`` positions of a game (the bound on the
+    work per game; raise both when the solver is fast).  ``analyze`` False
+    turns the background analysis off.
     """
 
     db: str | None = None
     key: str | None = None
     bot_match_rate: float = 0.9
     bot_interval_ms: int = 100
+    bot_dispersion: float = 0.1
     bot_min_moves: int = 50
-    analysis_plies: int = 2
+    analysis_plies: int = 3
+    analysis_positions: int = 150
     analyze: bool = True
 
     def to_env(self) -> str:

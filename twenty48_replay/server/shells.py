@@ -85,6 +85,8 @@ it when the game ends; your seed is mixed in, so neither side chose the tiles al
 <dt>Server seed</dt><dd><code id="server-seed" class="hex">revealed when the game ends</code></dd>
 </dl>
 <p id="fair-check" class="fair-check"></p>
+<p><a id="evidence-link" hidden href="#evidence-link" download="twenty48-evidence.json">Download
+the evidence (every answer the server sent)</a></p>
 <p><a id="replay-link" hidden href="/leaderboard">Replay and verify this game</a></p>
 </section>
 </main>

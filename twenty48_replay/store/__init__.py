@@ -3,10 +3,17 @@
 The package's face: :class:`Store` (``store.py``) is the one entry point.
 Inside: ``connection`` opens and checks a database, ``tables`` is the
 schema, ``reads`` and ``writes`` are the SQL of local games, and
-``fair_games`` is all the SQL of the score server.
+``fair_games`` is all the SQL of the score server, ``evidence`` the
+reports ``play --server`` keeps when a server breaks a rule.
 """
 
 from twenty48_replay.errors import DamagedGameError
+from twenty48_replay.store.evidence import (
+    EvidenceInfo,
+    list_evidence,
+    load_evidence,
+    save_evidence,
+)
 from twenty48_replay.store.reads import ANY_PLAYER, GameInfo, Stats
 from twenty48_replay.store.store import CheckReport, GameSession, ImportOutcome, Store
 
@@ -14,9 +21,13 @@ __all__ = [
     "ANY_PLAYER",
     "CheckReport",
     "DamagedGameError",
+    "EvidenceInfo",
     "GameInfo",
     "GameSession",
     "ImportOutcome",
     "Stats",
     "Store",
+    "list_evidence",
+    "load_evidence",
+    "save_evidence",
 ]

@@ -37,7 +37,7 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlch
 
 from twenty48_replay.errors import StoreError, Twenty48Error
 from twenty48_replay.store import dialects, schema, upgrade
-from twenty48_replay.store.legacy import V1, metadata_v1
+from twenty48_replay.store.legacy import OLDER
 from twenty48_replay.store.tables import APPLICATION, SCHEMA_VERSION, meta, metadata
 
 ENV_VAR: Final = "TWENTY48_DB"
@@ -172,7 +172,7 @@ def open_engine(target: str | None, *, read_only: bool = False) -> tuple[Engine,
         raise StoreError(f"{shown}: unsupported database {backend!r} (use SQLite or PostgreSQL)")
     on_disk = backend == "sqlite" and parsed.database not in (None, "", ":memory:")
     path = Path(parsed.database) if on_disk and parsed.database else None
-    needs_upgrade = False
+    needs_upgrade: int | None = None
     if path is not None:
         _require_regular_file(path, shown)
         if _is_new_file(path, shown):
@@ -195,7 +195,7 @@ def open_engine(target: str | None, *, read_only: bool = False) -> tuple[Engine,
                 _marker(connection, shown)
         elif path is None:
             _ensure_schema(engine, shown)
-        elif needs_upgrade:
+        elif needs_upgrade is not None:
             _upgrade(engine, shown)
     except SQLAlchemyError as exc:
         engine.dispose()
@@ -413,16 +413,16 @@ def _sqlite_reader(path: Path) -> Engine:
     return engine
 
 
-def _validate_read_only(path: Path, shown: str, read_only: bool) -> bool:
+def _validate_read_only(path: Path, shown: str, read_only: bool) -> int | None:
     """Compare the whole schema through a read-only connection; refuse what differs.
 
-    Returns whether the database is version 1 (to be upgraded).
+    Returns the older version the database has (to be upgraded), or None.
     """
     engine = _sqlite_reader(path)
     try:
         with engine.connect() as connection:
             _marker(connection, shown)
-            return False if read_only else _verdict(connection, shown)
+            return None if read_only else _verdict(connection, shown)
     except SQLAlchemyError as exc:
         raise driver_error(exc, shown) from None
     finally:
@@ -465,8 +465,12 @@ def schema_version(values: dict[str, str]) -> int | None:
     return int(version) if version.isascii() and version.isdigit() and len(version) < 9 else None
 
 
-def _verdict(connection: Connection, shown: str) -> bool:
-    """Whether the schema is exactly version 1 (to upgrade) or current; refuse anything else."""
+def _verdict(connection: Connection, shown: str) -> int | None:
+    """The older version the schema exactly is (to upgrade), or None when it is current.
+
+    Anything else (another version number, any difference from the
+    version's exact schema) is refused.
+    """
     values = _marker(connection, shown)
     version = schema_version(values)
     if version is None:
@@ -479,9 +483,9 @@ def _verdict(connection: Connection, shown: str) -> bool:
             f"{shown}: database schema version {version} is newer than this program "
             f"supports ({SCHEMA_VERSION}); upgrade twenty48-replay"
         )
-    definition = metadata_v1 if version == V1 else metadata
-    if version not in (V1, SCHEMA_VERSION):
+    if version != SCHEMA_VERSION and version not in OLDER:
         raise StoreError(f"{shown}: unknown schema version {version}; run 'twenty48 check'")
+    definition = OLDER.get(version, metadata)
     found = schema.differences(schema.expected(connection, definition), schema.actual(connection))
     if found:
         more = f" and {len(found) - 3} more" if len(found) > 3 else ""
@@ -489,7 +493,7 @@ def _verdict(connection: Connection, shown: str) -> bool:
             f"{shown}: not a twenty48-replay database as this program creates it "
             f"({', '.join(found[:3])}{more}); refusing to open it ('twenty48 check' lists why)"
         )
-    return version == V1
+    return None if version == SCHEMA_VERSION else version
 
 
 def _ensure_schema(engine: Engine, shown: str) -> None:
@@ -513,17 +517,18 @@ def _ensure_schema(engine: Engine, shown: str) -> None:
     with engine.connect() as reader:
         reader = reader.execution_options(**dialects.read_options(engine.dialect.name))
         needs_upgrade = _verdict(reader, shown)
-    if needs_upgrade:
+    if needs_upgrade is not None:
         _upgrade(engine, shown)
 
 
 def _upgrade(engine: Engine, shown: str) -> None:
-    """Upgrade a version 1 database of ours, in one write transaction."""
+    """Upgrade an older database of ours, in one write transaction."""
     with engine.begin() as connection:
-        if _verdict(connection, shown):  # still version 1, now under the write lock
-            upgrade.to_v2(connection)
-            if _verdict(connection, shown):
-                raise StoreError(f"{shown}: upgrade to schema version 2 failed")
+        version = _verdict(connection, shown)  # checked again, now under the write lock
+        if version is not None:
+            upgrade.upgrade(connection, version)
+            if _verdict(connection, shown) is not None:
+                raise StoreError(f"{shown}: upgrade to schema version {SCHEMA_VERSION} failed")
 
 
 @contextmanager

@@ -32,7 +32,7 @@ from twenty48_replay.record import Record
 from twenty48_replay.replay import VerifyResult, verify
 from twenty48_replay.store import connection as conn
 from twenty48_replay.store import dialects, reads, schema, writes
-from twenty48_replay.store.legacy import V1, metadata_v1
+from twenty48_replay.store.legacy import OLDER
 from twenty48_replay.store.reads import ANY_PLAYER, GameFilter, GameInfo, PlayerFilter, Stats
 from twenty48_replay.store.tables import CLIENT, SCHEMA_VERSION, log_digests, metadata, moves
 from twenty48_replay.store.tables import games as games_table
@@ -337,18 +337,19 @@ class Store:
             except SQLAlchemyError:
                 values = {}
             version = conn.schema_version(values)
-            if version not in (V1, SCHEMA_VERSION):
+            known = (*sorted(OLDER), SCHEMA_VERSION)
+            if version not in known:
                 problems.append(
                     f"schema version {values.get('schema_version')!r} is not one this "
-                    f"program knows ({V1} or {SCHEMA_VERSION})"
+                    f"program knows ({', '.join(map(str, known[:-1]))} or {known[-1]})"
                 )
-            definition = metadata_v1 if version == V1 else metadata
+            definition = metadata if version is None else OLDER.get(version, metadata)
             actual = schema.actual(connection)
             problems.extend(
                 f"schema: {line}"
                 for line in schema.differences(schema.expected(connection, definition), actual)
             )
-            has_digests = version == SCHEMA_VERSION and ("table", log_digests.name) in actual
+            has_digests = (version or 0) >= 2 and ("table", log_digests.name) in actual
             # Rows are read only from real tables: a view named ``games`` or
             # ``moves`` is a query of the file's author, and a recursive one
             # never ends (check hung on such a file).

@@ -10,7 +10,11 @@ table added here is checked on open without further work.
 
 Schema history: version 1 had no ``log_digests``; version 2 adds it (the
 SHA-256 of each game's move string, kept with the projection) and stores
-``seed`` and ``player`` losslessly (see :class:`LosslessText`).
+``seed`` and ``player`` losslessly (see :class:`LosslessText`), with the
+score server's ``fair_games`` and ``submitted_records``; version 3 adds
+``fair_evidence`` (what a fair-play client keeps when a server breaks a
+rule) and ``bot_signals`` (the detail of each fair game's bot signals).
+Earlier versions are frozen in :mod:`twenty48_replay.store.legacy`.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ from twenty48_replay import __version__
 from twenty48_replay.board import Board
 
 #: Bumped whenever the schema changes; a newer database is refused.
-SCHEMA_VERSION: Final = 2
+SCHEMA_VERSION: Final = 3
 APPLICATION: Final = "twenty48-replay"
 #: The ``client`` of the records this program writes (exported games, signed fair records).
 CLIENT: Final = f"{APPLICATION} {__version__}"
@@ -217,4 +221,45 @@ submitted_records = Table(
     metadata,
     Column("game_id", Integer, ForeignKey("games.id"), primary_key=True, autoincrement=False),
     Column("submitted_ms", BigInteger, nullable=False),
+)
+
+# What ``play --server`` keeps when a score server breaks a rule of the game or of
+# fair play (twenty48_replay.witness): one row per broken game, holding the one-line
+# verdict and the evidence document (every answer received, in order, as JSON; the
+# bearer token only as its SHA-256).  ``twenty48 evidence`` lists and prints them.
+fair_evidence = Table(
+    "fair_evidence",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("saved_ms", BigInteger, nullable=False),
+    Column("server", LosslessText(2048), nullable=False),
+    Column("fair_game_id", BigInteger, nullable=True),
+    Column("verdict", LosslessText(2048), nullable=False),
+    Column("document", Text, nullable=False),
+)
+
+# ---------------------------------------------------------------- bot signals
+# (issue 18, section 8; read and written by store.fair_games' bot-signal section)
+#
+# The detail of a finished fair game's bot signals, one row per analysed
+# game, beside the summary in ``fair_games`` (``engine_matches`` /
+# ``engine_checked``: the search rung the game agrees with most;
+# ``median_interval_ms``).  ``rungs`` is JSON: every rung's name, matches
+# and positions checked.  Fractions are kept in thousandths, as integers,
+# so that every backend stores them exactly.
+bot_signals = Table(
+    "bot_signals",
+    metadata,
+    Column("fair_id", Integer, ForeignKey("fair_games.id"), primary_key=True, autoincrement=False),
+    Column("analysed_ms", BigInteger, nullable=False),
+    # Moves replayed, and how many of them had more than one valid move.
+    Column("moves", Integer, nullable=False),
+    Column("choices", Integer, nullable=False),
+    Column("best_rung", String(16), nullable=True),
+    Column("rungs", Text, nullable=False),
+    # Timed intervals between consecutive moves and their shape.
+    Column("intervals", Integer, nullable=False),
+    Column("dispersion_milli", Integer, nullable=True),  # interquartile range / median
+    Column("variation_milli", Integer, nullable=True),  # standard deviation / mean
+    Column("autocorrelation_milli", Integer, nullable=True),  # lag 1, of log intervals
 )

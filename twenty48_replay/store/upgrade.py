@@ -1,12 +1,18 @@
-"""Upgrading a version 1 database of ours to the current schema, in one transaction.
+"""Upgrading an older database of ours to the current schema, in one transaction.
 
-Called only after the whole schema was found to be exactly version 1, and
-inside the caller's write transaction: either every step lands or none.
+Called only after the whole schema was found to be exactly an older version
+(:mod:`twenty48_replay.store.legacy`), inside the caller's write
+transaction: either every step lands or none.  Each step takes one version
+to the next (:func:`upgrade` runs them in order).
 Version 2 adds the score server's ``fair_games`` and ``submitted_records``,
 and ``log_digests`` (the SHA-256 of each game's move string,
 computed here from the log), stores ``seed`` and ``player`` escaped (see
 :func:`~twenty48_replay.store.tables.escape_text`; only values holding
 U+0000 or U+0001 change) and, on PostgreSQL, widens both to ``TEXT``.
+Version 3 adds ``fair_evidence`` (kept by ``play --server`` when a server
+breaks a rule) and ``bot_signals`` (the detail of each fair game's bot
+signals), and has every analysed fair game analysed again: the signals of
+version 2 came from one shallow search only.
 """
 
 from __future__ import annotations
@@ -19,12 +25,40 @@ from sqlalchemy.engine import Connection
 
 from twenty48_replay.store.tables import (
     SCHEMA_VERSION,
+    bot_signals,
     escape_text,
+    fair_evidence,
     fair_games,
     log_digests,
     meta,
     submitted_records,
 )
+
+
+def upgrade(connection: Connection, version: int) -> None:
+    """Take a database of schema ``version`` (1 or 2) to the current one, step by step."""
+    if version < 2:
+        to_v2(connection)
+    to_v3(connection)
+    _set_version(connection, SCHEMA_VERSION)
+
+
+def _set_version(connection: Connection, version: int) -> None:
+    connection.execute(
+        update(meta).where(meta.c.key == "schema_version").values(value=str(version))
+    )
+
+
+def to_v3(connection: Connection) -> None:
+    """Version 2 to 3: fair-play evidence; bot-signal detail (every fair game analysed again)."""
+    fair_evidence.create(connection)
+    bot_signals.create(connection)
+    connection.execute(
+        update(fair_games)
+        .where(fair_games.c.analysis.in_(("done", "failed", "running")))
+        .values(analysis="pending", analysis_ms=None)
+    )
+    _set_version(connection, 3)
 
 
 def to_v2(connection: Connection) -> None:
@@ -61,6 +95,4 @@ def to_v2(connection: Connection) -> None:
     entries = [{"game_id": row[0], "digest": digests.get(row[0], empty)} for row in rows]
     if entries:
         connection.execute(log_digests.insert(), entries)
-    connection.execute(
-        update(meta).where(meta.c.key == "schema_version").values(value=str(SCHEMA_VERSION))
-    )
+    _set_version(connection, 2)

@@ -27,7 +27,8 @@ import functools
 import hashlib
 import json
 import re
-from typing import Final
+from collections.abc import Mapping
+from typing import Any, Final
 
 from twenty48_replay.record import Record
 from twenty48_replay.web.bundle import bundle
@@ -166,23 +167,30 @@ it.</p></noscript>
 """
 
 
-def replay_page(record: Record | str, *, trusted_key: bytes | None = None) -> str:
+def replay_page(
+    record: Record | str, *, trusted_key: bytes | Mapping[str, Any] | None = None
+) -> str:
     """The HTML text of a self-contained page that replays and verifies ``record``.
 
     ``record`` is a :class:`Record` or the JSON text of one (which may be
     unreadable: the page then shows why).  ``trusted_key`` is a raw 32-byte
-    Ed25519 public key (``TrustedKey.public_key``): with it the page also
-    checks a fair record's signature, as ``verify --trust`` does.
+    Ed25519 public key (``TrustedKey.public_key``), or a well-known document
+    listing keys (``KeySet.to_json()``, SPEC 11.6): with it the page also
+    checks a fair record's signature, as ``verify --trust`` does.  The page
+    reads the key exactly as a key file (the JavaScript refuses a bad one).
     """
     text = record.to_json() if isinstance(record, Record) else record
-    trust = None
-    if trusted_key is not None:
+    trust: Mapping[str, Any] | None = None
+    if isinstance(trusted_key, bytes):
         if len(trusted_key) != 32:
             raise ValueError(f"an Ed25519 public key is 32 bytes, not {len(trusted_key)}")
         trust = {
-            "public_key": trusted_key.hex(),
+            "algorithm": "Ed25519",
             "key_id": hashlib.sha256(trusted_key).hexdigest()[:16],
+            "public_key": trusted_key.hex(),
         }
+    elif trusted_key is not None:
+        trust = trusted_key
     data = script_json({"record": text, "trust": trust})
     script, style = page_code()
     return _SHELL.format(

@@ -7,17 +7,34 @@
 //   apiMove(id, token, n, letter)    POST /api/games/{id}/moves -> the board after move n and its spawn
 //   apiFinish(id, token)             POST /api/games/{id}/finish -> reveals the server seed
 //   apiGame(id)                      GET  /api/games/{id}       -> the public state (server seed once finished)
+//   apiRecordBytes(id)               GET  /api/games/{id}/record -> the signed record's bytes (for verify.js)
+//   apiKey()                         GET  /.well-known/twenty48-key
 //   apiLeaderboard(limit)            GET  /api/leaderboard
 //   apiRandomClientSeed()            32 lowercase hex characters from crypto.getRandomValues
+//   apiListen(listener)              listener(request, sent, status, answer) hears every JSON
+//                                    answer as it arrives (play_witness.js keeps them as evidence)
 //
 // A dropped connection or a 502/503/504 is sent again, unchanged: a move names
 // its number n, so the server answers a repeated n with the move from its log
 // instead of applying it twice.  Any other refusal rejects with ApiRefusal
 // (status and the server's one-line reason).  The token only ever goes into
 // the Authorization header; it is never logged or shown.
+//
+// Nothing the server sends is trusted: every request, its retries included, must be
+// answered in full within API_DEADLINE_MS; an answer is read up to API_MAX_ANSWER bytes
+// with the records' strict JSON reader (json.js: no duplicate keys, no NaN, deep nesting
+// refused).  An answer that breaks these bounds rejects with ApiUnusable (the game cannot
+// go on; the CLI's exit 2).  Objects come back as plain objects; a number with a fraction
+// or too large stays a JsonFloat / JsonBigInt, which no shape check takes for an integer.
+
+import { JsonBigInt, JsonFloat, readJson } from "./json.js";
 
 export const API_RETRIES = 6;
 export const API_RETRY_STATUSES = Object.freeze([502, 503, 504]);
+export const API_DEADLINE_MS = 15000;
+export const API_MAX_ANSWER = 16 * 1024 * 1024;
+
+let apiListener = null;
 
 export class ApiRefusal extends Error {
   constructor(status, reason) {
@@ -28,23 +45,82 @@ export class ApiRefusal extends Error {
   }
 }
 
+export class ApiUnusable extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "ApiUnusable";
+    this.kind = "unusable";
+  }
+}
+
+export function apiListen(listener) {
+  apiListener = listener;
+}
+
 function apiDelay(attempt) {
   return new Promise((resolve) => setTimeout(resolve, Math.min(2000, 50 * 2 ** attempt)));
 }
 
-async function apiReason(response) {
-  try {
-    const value = await response.json();
-    if (value && typeof value.error === "string") {
-      return value.error.slice(0, 500);
+function apiPlain(value) {
+  // readJson's Maps as plain objects (a "__proto__" key stays an own property).
+  if (value instanceof Map) {
+    const out = {};
+    for (const [key, item] of value) {
+      Object.defineProperty(out, key, { value: apiPlain(item), enumerable: true, writable: true, configurable: true });
     }
-  } catch (error) {
-    void error;
+    return out;
   }
-  return response.statusText || "refused";
+  if (Array.isArray(value)) return value.map(apiPlain);
+  if (value instanceof JsonFloat || value instanceof JsonBigInt) return value;
+  return value;
 }
 
-export async function apiCall(method, path, body = null, token = null) {
+async function apiReadBounded(response, signal) {
+  // The body, at most API_MAX_ANSWER bytes (a longer one is refused, not buffered).
+  if (!response.body || !response.body.getReader) {
+    const whole = new Uint8Array(await response.arrayBuffer());
+    return whole.length > API_MAX_ANSWER ? null : whole;
+  }
+  const reader = response.body.getReader();
+  const parts = [];
+  let size = 0;
+  for (;;) {
+    if (signal && signal.aborted) throw signal.reason || new DOMException("aborted", "AbortError");
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > API_MAX_ANSWER) {
+      reader.cancel().catch(() => {});
+      return null;
+    }
+    parts.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const part of parts) {
+    bytes.set(part, at);
+    at += part.length;
+  }
+  return bytes;
+}
+
+function apiParse(bytes) {
+  try {
+    return { value: apiPlain(readJson(bytes)) };
+  } catch (error) {
+    return { error: error && error.message ? error.message : String(error) };
+  }
+}
+
+function apiReasonOf(value) {
+  if (value && typeof value === "object" && typeof value.error === "string") {
+    return value.error.slice(0, 500);
+  }
+  return null;
+}
+
+async function apiExchange(method, path, body, token) {
+  // One request and its retries, within the deadline: {status, bytes, value}.
   const headers = { Accept: "application/json" };
   if (body !== null) {
     headers["Content-Type"] = "application/json";
@@ -52,32 +128,54 @@ export async function apiCall(method, path, body = null, token = null) {
   if (token !== null) {
     headers.Authorization = "Bearer " + token;
   }
-  const init = { method, headers, cache: "no-store", credentials: "omit" };
-  if (body !== null) {
-    init.body = JSON.stringify(body);
-  }
+  const shown = method + " " + path;
+  const giveUp = Date.now() + API_DEADLINE_MS;
+  const late = () => new ApiUnusable("no whole answer from the server to " + shown + " within " + API_DEADLINE_MS / 1000 + " s");
   let failure = "no answer";
   for (let attempt = 0; attempt <= API_RETRIES; attempt++) {
     if (attempt > 0) {
+      if (Date.now() + Math.min(2000, 50 * 2 ** attempt) >= giveUp) break;
       await apiDelay(attempt);
     }
+    const left = giveUp - Date.now();
+    if (left <= 0) throw late();
+    const signal = typeof AbortSignal !== "undefined" && AbortSignal.timeout ? AbortSignal.timeout(left) : null;
+    const init = { method, headers, cache: "no-store", credentials: "omit" };
+    if (signal !== null) init.signal = signal;
+    if (body !== null) {
+      init.body = JSON.stringify(body);
+    }
     let response;
+    let bytes;
     try {
       response = await fetch(path, init);
+      bytes = await apiReadBounded(response, signal);
     } catch (error) {
+      if ((signal !== null && signal.aborted) || Date.now() >= giveUp) throw late();
       failure = "cannot reach the server (" + (error && error.message ? error.message : error) + ")";
       continue;
     }
     if (API_RETRY_STATUSES.includes(response.status)) {
-      failure = "the server answered " + response.status + ": " + (await apiReason(response));
+      const parsed = bytes === null ? {} : apiParse(bytes);
+      failure = "the server answered " + response.status + ": " + (apiReasonOf(parsed.value) || response.statusText || "unavailable");
       continue;
     }
+    if (bytes === null) throw new ApiUnusable("the server's answer to " + shown + " is unusable: it is over " + API_MAX_ANSWER + " bytes");
+    const parsed = apiParse(bytes);
     if (response.status >= 400) {
-      throw new ApiRefusal(response.status, await apiReason(response));
+      if (apiListener !== null && "value" in parsed) apiListener(shown, body, response.status, parsed.value);
+      throw new ApiRefusal(response.status, apiReasonOf(parsed.value) || response.statusText || "refused");
     }
-    return response.json();
+    if (!("value" in parsed)) throw new ApiUnusable("the server's answer to " + shown + " is unusable: " + parsed.error);
+    if (apiListener !== null) apiListener(shown, body, response.status, parsed.value);
+    return { status: response.status, bytes, value: parsed.value };
   }
+  if (Date.now() >= giveUp) throw late();
   throw new ApiRefusal(null, failure);
+}
+
+export async function apiCall(method, path, body = null, token = null) {
+  return (await apiExchange(method, path, body, token)).value;
 }
 
 export function apiRandomClientSeed() {
@@ -116,6 +214,14 @@ export function apiFinish(id, token) {
 
 export function apiGame(id) {
   return apiCall("GET", "/api/games/" + id);
+}
+
+export async function apiRecordBytes(id) {
+  return (await apiExchange("GET", "/api/games/" + id + "/record", null, null)).bytes;
+}
+
+export function apiKey() {
+  return apiCall("GET", "/.well-known/twenty48-key");
 }
 
 export function apiLeaderboard(limit = 100) {

@@ -1,15 +1,23 @@
-// ed25519.js: Ed25519 signature verification (RFC 8032 section 5.1.7, "pure" Ed25519).
+// ed25519.js: Ed25519 signature verification (RFC 8032 section 5.1.7, "pure" Ed25519), as
+// strict as SPEC 11.6 requires.
 //
-// WebCrypto's Ed25519 is used when the engine has it (Node 20, recent Chromium, secure
-// contexts); otherwise a small BigInt implementation, so a page opened from file:// or in
-// an insecure context still checks signatures.  Both refuse a non-canonical S (S >= L)
-// before anything else, as SPEC 11.6 requires.  The fallback computes R' = [S]B - [k]A and
-// compares its encoding with R byte for byte (the reference's OpenSSL does the same).
+// Before any equation: the public key A must be the canonical encoding of a curve point
+// (RFC 8032 5.1.3 decoding: y < p, no x = 0 with the sign bit set) that is not of small
+// order ([8]A is not the identity; the identity point itself is refused: with it one fixed
+// signature verifies every message); R must be a canonical point; S must be below L.  Then
+// the cofactorless equation [S]B = R + [k]A, without the optional multiplication by 8.
+// WebCrypto's Ed25519 is used for the equation when the engine has it (Node 20, recent
+// Chromium, secure contexts); otherwise a small BigInt implementation, so a page opened from
+// file:// or in an insecure context still checks signatures.  The fallback computes
+// R' = [S]B - [k]A and compares its encoding with R byte for byte (OpenSSL does the same).
 //
 // API:
 //   async ed25519Verify(publicKey, signature, message, {webCrypto = true} = {}) -> boolean
 //       publicKey Uint8Array(32), signature Uint8Array(64), message Uint8Array
 //   ed25519VerifyJs(publicKey, signature, message) -> boolean   (the fallback, synchronous)
+//   ed25519KeyProblem(publicKey) -> null, or why it is no usable public key (the reference's words)
+//   ed25519SignatureProblem(signature) -> null, or why R or S is refused (the reference's words;
+//                                         signature a Uint8Array(64))
 
 import { sha512 } from "./sha512.js";
 
@@ -132,15 +140,26 @@ function edNegate(point) {
 const ED_BASE = [edRecoverX(ED_BASE_Y, 0), ED_BASE_Y, 1n, 0n];
 ED_BASE[3] = (ED_BASE[0] * ED_BASE[1]) % ED_P;
 
-function edCanonicalS(signature) {
-  return edLittleEndian(signature.subarray(32, 64)) < ED_L;
+export function ed25519KeyProblem(publicKey) {
+  const A = publicKey.length === 32 ? edDecode(publicKey) : null;
+  if (A === null) return "the public key is not a canonical curve point";
+  // Small order: [8]A is the identity (x = 0, y = z).
+  const [X, Y, Z] = edMultiply(8n, A);
+  return edMod(X) === 0n && edMod(Y - Z) === 0n ? "the public key is a point of small order" : null;
+}
+
+export function ed25519SignatureProblem(signature) {
+  // R not canonical: y >= p, or x = 0 (y = 1 or p - 1) with the sign bit; an R that is no point
+  // fails the equation (it compares encodings).
+  const r = edLittleEndian(signature.subarray(0, 32));
+  const y = r % (1n << 255n);
+  if (y >= ED_P || (r > y && (y * y) % ED_P === 1n)) return "its R is not a canonical curve point";
+  return edLittleEndian(signature.subarray(32, 64)) >= ED_L ? "its S is not below the group order L (not canonical)" : null;
 }
 
 export function ed25519VerifyJs(publicKey, signature, message) {
-  if (publicKey.length !== 32 || signature.length !== 64) return false;
-  if (!edCanonicalS(signature)) return false;
+  if (signature.length !== 64 || ed25519KeyProblem(publicKey) || ed25519SignatureProblem(signature)) return false;
   const A = edDecode(publicKey);
-  if (A === null) return false;
   const R = signature.subarray(0, 32);
   const S = edLittleEndian(signature.subarray(32, 64));
   const hashed = new Uint8Array(64 + message.length);
@@ -155,15 +174,15 @@ export function ed25519VerifyJs(publicKey, signature, message) {
 }
 
 export async function ed25519Verify(publicKey, signature, message, { webCrypto = true } = {}) {
-  if (publicKey.length !== 32 || signature.length !== 64) return false;
-  if (!edCanonicalS(signature)) return false;
+  if (signature.length !== 64 || ed25519KeyProblem(publicKey) || ed25519SignatureProblem(signature)) return false;
   const subtle = webCrypto && globalThis.crypto && globalThis.crypto.subtle;
   if (subtle) {
     let key = null;
     try {
       key = await subtle.importKey("raw", publicKey, { name: "Ed25519" }, false, ["verify"]);
     } catch (error) {
-      key = null; // no Ed25519 in this engine, or a key it refuses: the fallback decides
+      // No Ed25519 in this engine, or a key it refuses: the fallback decides.
+      key = null;
     }
     if (key !== null) {
       try {

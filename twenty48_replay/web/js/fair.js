@@ -8,29 +8,19 @@
 // API:
 //   async commitmentOf(serverSeed)            -> 64 lowercase hex: SHA-256 of its ASCII
 //   async gameSeedOf(serverSeed, clientSeed)  -> 64 lowercase hex: HMAC-SHA256(server, client)
-//   keyIdOf(publicKey)                        -> first 16 hex of SHA-256 of the 32-byte key
-//   parseTrustedKey(key)                      -> Uint8Array(32); key may be a Uint8Array(32),
-//                                                64 hex characters, a PEM public key (RFC 8410),
-//                                                or the well-known document (text or object);
-//                                                throws TrustedKeyError otherwise
-//   async checkFair(record, trustedKey = null) -> {status, signature, reasons}
-//       record from parseRecord; trustedKey a Uint8Array(32) or null.  status "self-seeded" |
-//       "fair" | "unchecked" | "not fair"; signature "checked" | "unchecked" | null.
+//   async checkFair(record, trusted = null)   -> {status, signature, reasons}
+//       record from parseRecord; trusted a trusted key (trusted_keys.js; a key set from
+//       key_sets.js), anything parseTrustedKeys takes, or null.  status "self-seeded" | "fair" | "unchecked" | "not fair"; signature
+//       "checked" | "unchecked" | null.  With a key set, the key the record names must be
+//       listed, not revoked and in use at fair.ended (SPEC 11.7).
 //   canonicalBytes(recordMap)                 (from canonical.js) the signed bytes
+//   Trusted keys and key files: trusted_keys.js; key sets: key_sets.js.
 
 import { canonicalBytes } from "./canonical.js";
-import { ed25519Verify } from "./ed25519.js";
+import { ed25519SignatureProblem, ed25519Verify } from "./ed25519.js";
 import { fromHex, hmacSha256, sha256, toHex } from "./sha256.js";
 import { utf8Encode } from "./text.js";
-
-const FAIR_SPKI_PREFIX = "302a300506032b6570032100";
-
-export class TrustedKeyError extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "TrustedKeyError";
-  }
-}
+import { parseTrustedKeys } from "./trusted_keys.js";
 
 function fairSubtle() {
   const subtle = globalThis.crypto && globalThis.crypto.subtle;
@@ -65,67 +55,7 @@ export async function gameSeedOf(serverSeed, clientSeed) {
   return toHex(hmacSha256(key, message));
 }
 
-export function keyIdOf(publicKey) {
-  return toHex(sha256(publicKey)).slice(0, 16);
-}
-
-function fairBase64(text) {
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0) return null;
-  const binary = atob(text);
-  return Uint8Array.from(binary, (ch) => ch.charCodeAt(0));
-}
-
-function fairWellKnown(obj) {
-  const get = (key) => (obj instanceof Map ? obj.get(key) : obj[key]);
-  if (get("algorithm") !== "Ed25519") {
-    throw new TrustedKeyError('not a twenty48 key: expected {"algorithm": "Ed25519", ...}');
-  }
-  const hex = get("public_key");
-  const key = typeof hex === "string" && hex.length === 64 ? fromHex(hex) : null;
-  if (key === null) throw new TrustedKeyError("public_key must be 64 lowercase hex characters");
-  if (get("key_id") !== keyIdOf(key)) {
-    throw new TrustedKeyError(`key_id does not match the public key (${keyIdOf(key)})`);
-  }
-  return key;
-}
-
-export function parseTrustedKey(key) {
-  if (key instanceof Uint8Array) {
-    if (key.length !== 32) throw new TrustedKeyError(`an Ed25519 public key is 32 bytes, not ${key.length}`);
-    return Uint8Array.from(key);
-  }
-  if (typeof key === "string") {
-    const text = key.trim();
-    if (/^[0-9a-f]{64}$/.test(text)) return fromHex(text);
-    if (text.startsWith("{")) {
-      let obj;
-      try {
-        obj = JSON.parse(text);
-      } catch (error) {
-        throw new TrustedKeyError("not JSON");
-      }
-      return fairWellKnown(obj);
-    }
-    if (text.includes("PRIVATE KEY")) {
-      throw new TrustedKeyError("this is a private key; give the server's public key");
-    }
-    const head = "-----BEGIN PUBLIC KEY-----";
-    const tail = "-----END PUBLIC KEY-----";
-    if (!text.startsWith(head) || !text.endsWith(tail)) {
-      throw new TrustedKeyError("not a PEM public key (-----BEGIN PUBLIC KEY-----)");
-    }
-    const der = fairBase64(text.slice(head.length, -tail.length).replace(/\s+/g, ""));
-    if (der === null) throw new TrustedKeyError("the PEM public key is not valid base64");
-    if (der.length !== 44 || toHex(der.subarray(0, 12)) !== FAIR_SPKI_PREFIX) {
-      throw new TrustedKeyError("the PEM public key is not an Ed25519 key");
-    }
-    return der.slice(12);
-  }
-  if (key !== null && typeof key === "object") return fairWellKnown(key);
-  throw new TrustedKeyError("a trusted key is 32 bytes, 64 hex characters, a PEM public key or the well-known document");
-}
-
-export async function checkFair(record, trustedKey = null) {
+export async function checkFair(record, trusted = null) {
   const f = record.fair;
   if (f === null) return { status: "self-seeded", signature: null, reasons: [] };
   const reasons = [];
@@ -140,19 +70,23 @@ export async function checkFair(record, trustedKey = null) {
         `HMAC-SHA256 gives ${derived}`,
     );
   }
-  if (trustedKey === null) {
+  if (trusted === null) {
     return { status: reasons.length ? "not fair" : "unchecked", signature: "unchecked", reasons };
   }
-  const id = keyIdOf(trustedKey);
+  const keys = parseTrustedKeys(trusted);
+  const refusal = keys.refusal(f.key_id, f.ended);
   if (record.signature === null) {
-    reasons.push(`fair: no signature to check with the trusted key ${id}`);
-  } else if (f.key_id !== id) {
-    reasons.push(`fair: signed by key ${f.key_id}, not by the trusted key ${id}`);
-  } else if (!(await ed25519Verify(trustedKey, fromHex(record.signature), canonicalBytes(record.json)))) {
-    reasons.push(
-      `fair: signature does not verify with the trusted key ${id}: ` +
-        "the record was changed after signing, or another key signed it",
-    );
+    reasons.push(`fair: no signature to check with the trusted key ${keys.keyId}`);
+  } else if (refusal !== null) {
+    reasons.push(`fair: ${refusal}`);
+  } else {
+    const signature = fromHex(record.signature);
+    const why =
+      ed25519SignatureProblem(signature) ??
+      ((await ed25519Verify(keys.publicKeyOf(f.key_id), signature, canonicalBytes(record.json)))
+        ? null
+        : "the record was changed after signing, or another key signed it");
+    if (why !== null) reasons.push(`fair: signature does not verify with the trusted key ${f.key_id}: ${why}`);
   }
   return { status: reasons.length ? "not fair" : "fair", signature: "checked", reasons };
 }

@@ -16,11 +16,36 @@
 // asking the server.  Keys pressed while a move is on its way wait in a short
 // queue, so fast typing loses nothing and moves are never sent out of order.
 // Player text (names, seeds) is only ever put in with textContent.
+//
+// Nothing the server sends is trusted (play_witness.js, the same checks as `play --server`):
+// the commitment must be 64 lowercase hex before it is shown, the opening two tiles of 2
+// or 4, and each move's answer the slide of the board shown plus one new 2 or 4 on an
+// empty cell, with the right score, flags and move number; at the end the signed record
+// is fetched, replayed and compared with every board shown, and checked with the
+// server's key (verify.js).  A broken rule stops the game at once: #game gets
+// data-fair="broken", #fair-check says which rule at which move, and the evidence (every
+// answer received, in order; the token only as its SHA-256) is kept in this browser's
+// localStorage ("twenty48.evidence", the newest five) and offered for download.  An
+// unusable answer (wrong shape, too large, not whole within the deadline) stops it with
+// data-fair="unusable"; a game that passes every check ends with data-fair="checked".
 
-import { applyMove, boardFromRows, boardToRows, isWon } from "./rules.js";
-import { ApiRefusal, apiFinish, apiGame, apiMove, apiNewGame, apiRandomClientSeed, apiStart } from "./api_client.js";
+import { applyMove, boardToRows, isWon } from "./rules.js";
+import {
+  ApiRefusal,
+  ApiUnusable,
+  apiFinish,
+  apiGame,
+  apiKey,
+  apiListen,
+  apiMove,
+  apiNewGame,
+  apiRandomClientSeed,
+  apiRecordBytes,
+  apiStart,
+} from "./api_client.js";
 import { BoardView } from "./board_view.js";
-import { commitmentOf } from "./fair.js";
+import { commitmentOf, parseTrustedKey, TrustedKeyError } from "./fair.js";
+import { Witness, WitnessUnfair, WitnessUnusable } from "./play_witness.js";
 
 const PLAY_KEYS = Object.freeze({
   ArrowUp: "U",
@@ -41,6 +66,8 @@ const PLAY_SWIPE_MIN_PX = 24;
 const PLAY_BEST_KEY = "twenty48.best";
 const PLAY_NAME_KEY = "twenty48.player";
 const PLAY_GAME_KEY = "twenty48.game";
+const PLAY_EVIDENCE_KEY = "twenty48.evidence";
+const PLAY_EVIDENCE_KEPT = 5;
 
 function playEl(id) {
   return document.getElementById(id);
@@ -87,6 +114,7 @@ class PlayPage {
     this.root = playEl("game");
     this.boardView = new BoardView(playEl("board")); // the export's board, same look
     this.game = null; // {id, token, commitment, clientSeed, player, board, score, moves, won}
+    this.witness = null; // play_witness.js: every answer of this game, checked as it arrives
     this.phase = "idle"; // idle | starting | playing | ending | over
     this.queue = [];
     this.busy = false;
@@ -233,8 +261,12 @@ class PlayPage {
     this.status("Asking the server for a game…");
     this.render();
     try {
-      const created = await apiNewGame(player);
       const clientSeed = typed || apiRandomClientSeed();
+      const witness = new Witness(window.location.origin, player, clientSeed);
+      this.witness = witness;
+      apiListen((request, sent, status, answer) => witness.received(request, sent, status, answer));
+      // The commitment is checked (64 lowercase hex) before it is shown or anything is played.
+      const created = witness.created(await apiNewGame(player));
       this.game = {
         id: created.id,
         token: created.token,
@@ -251,11 +283,14 @@ class PlayPage {
       playEl("client-seed").textContent = clientSeed;
       this.status("Commitment received; sending your seed…");
       this.remember();
-      const opening = await apiStart(created.id, created.token, clientSeed);
-      this.takeState(opening);
+      this.takeShown(witness.opened(await apiStart(created.id, created.token, clientSeed)));
       this.phase = "playing";
       this.status("Your move: arrow keys, WASD or swipe.");
     } catch (error) {
+      if (this.isVerdict(error)) {
+        this.stopUnfair(error);
+        return;
+      }
       this.phase = "idle";
       this.status("Could not start a game: " + this.reason(error), true);
     }
@@ -264,12 +299,19 @@ class PlayPage {
 
   async sendMove(letter) {
     const game = this.game;
+    const n = game.moves + 1;
     let answer;
     try {
-      answer = await apiMove(game.id, game.token, game.moves + 1, letter);
+      answer = await apiMove(game.id, game.token, n, letter);
     } catch (error) {
       if (error instanceof ApiRefusal && error.status === 422) {
-        return; // the server agrees it changes nothing
+        // The page sends only moves that change the board: refusing one breaks the rules.
+        this.stopUnfair(this.witness.refused(n, letter, error.reason));
+        return;
+      }
+      if (this.isVerdict(error)) {
+        this.stopUnfair(error);
+        return;
       }
       if (this.phase !== "playing") {
         return; // the game is being ended meanwhile: the end shows the server's state
@@ -279,9 +321,16 @@ class PlayPage {
       await this.resync();
       return;
     }
+    let checked;
+    try {
+      checked = this.witness.moved(n, letter, answer);
+    } catch (error) {
+      this.stopUnfair(error);
+      return;
+    }
     const wasWon = game.won;
-    this.takeState(answer);
-    this.spawnCell = answer.spawn ? answer.spawn.cell : -1;
+    this.takeShown(checked.shown);
+    this.spawnCell = checked.spawn.cell;
     if (answer.finished || answer.over) {
       await this.reveal(answer.over ? "Game over" : "Game ended");
       return;
@@ -307,45 +356,124 @@ class PlayPage {
         return;
       }
     }
+    let finished;
     try {
-      const answer = await apiFinish(this.game.id, this.game.token);
-      this.takeState(answer);
+      finished = await apiFinish(this.game.id, this.game.token);
     } catch (error) {
+      if (this.isVerdict(error)) {
+        this.stopUnfair(error);
+        return;
+      }
       this.phase = "playing";
       this.status("Could not end the game: " + this.reason(error), true);
       this.render();
       return;
     }
-    await this.reveal("Game ended");
+    await this.reveal("Game ended", finished);
   }
 
-  async reveal(title) {
-    // The game is finished on the server: only now does the API show the seed.
+  async reveal(title, finished = null) {
+    // The game is finished on the server: only now does the API show the seed.  The reveal
+    // and then the signed record are checked against everything this page was shown.
     this.phase = "ending";
     this.queue = [];
     this.render();
     const game = this.game;
-    let view = null;
+    const witness = this.witness;
+    let serverSeed = null;
     try {
-      view = await apiGame(game.id);
-      if (!view.finished) {
-        view = await apiFinish(game.id, game.token); // over but not yet finished: finish it
+      let view = finished;
+      if (view === null) {
+        view = await apiGame(game.id);
+        if (!view.finished) {
+          view = await apiFinish(game.id, game.token); // over but not yet finished: finish it
+        }
       }
+      serverSeed = await witness.revealed(view);
+      const key = parseTrustedKey(await apiKey());
+      await witness.checkRecord(await apiRecordBytes(game.id), key);
+      this.root.dataset.fair = "checked";
     } catch (error) {
-      this.status("The game ended, but its seed could not be fetched: " + this.reason(error), true);
+      if (this.isVerdict(error)) {
+        this.stopUnfair(error);
+        return;
+      }
+      this.status("The game ended, but it could not be checked: " + this.reason(error), true);
     }
     this.phase = "over";
     playWrite("session", PLAY_GAME_KEY, null);
-    if (view && typeof view.server_seed === "string") {
-      await this.showSeed(view.server_seed);
+    if (serverSeed !== null) {
+      await this.showSeed(serverSeed);
+    }
+    if (this.root.dataset.fair === "checked") {
+      const check = playEl("fair-check");
+      check.textContent =
+        "✓ Every answer followed the rules, SHA-256 of the server seed is the commitment you saw " +
+        "before your first move, and the signed record replays to exactly the game you were shown.";
+      check.className = "fair-check ok";
     }
     playEl("overlay-text").textContent = title;
     const link = playEl("replay-link");
     link.href = "/games/" + encodeURIComponent(String(game.id));
     link.hidden = false;
     playEl("overlay-replay").href = link.href;
-    this.status(title + ": " + game.score + " points in " + game.moves + " moves. Press New game to play again.");
+    if (this.root.dataset.fair === "checked") {
+      this.status(title + ": " + game.score + " points in " + game.moves + " moves. Press New game to play again.");
+    }
     this.render();
+  }
+
+  isVerdict(error) {
+    // What stops a game for good: a broken rule, or an answer that cannot be used.
+    return (
+      error instanceof WitnessUnfair ||
+      error instanceof WitnessUnusable ||
+      error instanceof ApiUnusable ||
+      error instanceof TrustedKeyError
+    );
+  }
+
+  stopUnfair(error) {
+    // The game stops at once: the verdict on the page, the evidence kept and offered.
+    const broken = error instanceof WitnessUnfair;
+    this.phase = "over";
+    this.queue = [];
+    playWrite("session", PLAY_GAME_KEY, null);
+    this.root.dataset.fair = broken ? "broken" : "unusable";
+    const check = playEl("fair-check");
+    check.textContent = "✗ " + error.message;
+    check.className = "fair-check bad";
+    playEl("overlay-text").textContent = broken ? "Not fair" : "Stopped";
+    if (broken && error.evidence) {
+      this.keepEvidence(error.evidence);
+      this.status("The server broke the rules; the game is stopped. The evidence is kept in this browser.", true);
+    } else {
+      this.status("The server's answer cannot be used; the game is stopped.", true);
+    }
+    this.render();
+  }
+
+  keepEvidence(evidence) {
+    const document_ = { ...evidence, saved: new Date().toISOString() };
+    const text = JSON.stringify(document_, null, 2);
+    let kept = [];
+    try {
+      const old = JSON.parse(playRead("local", PLAY_EVIDENCE_KEY) || "[]");
+      if (Array.isArray(old)) kept = old;
+    } catch (error) {
+      void error;
+    }
+    kept = [document_, ...kept].slice(0, PLAY_EVIDENCE_KEPT);
+    while (kept.length > 0) {
+      playWrite("local", PLAY_EVIDENCE_KEY, JSON.stringify(kept));
+      if (playRead("local", PLAY_EVIDENCE_KEY) !== null) break;
+      kept.pop(); // over the storage quota: keep fewer
+    }
+    const link = playEl("evidence-link");
+    if (link.href && link.href.startsWith("blob:")) URL.revokeObjectURL(link.href);
+    link.href = URL.createObjectURL(new Blob([text], { type: "application/json" }));
+    link.download = "twenty48-evidence-game-" + String(evidence.game_id) + ".json";
+    link.hidden = false;
   }
 
   async showSeed(serverSeed) {
@@ -365,24 +493,29 @@ class PlayPage {
   }
 
   async resync() {
-    // After a failure the server's state is the truth (a move may have landed).
+    // After a failure the server's state is the truth (a move may have landed); it must be
+    // the position last shown or one valid move beyond it.
     try {
       const view = await apiGame(this.game.id);
       if (view.started) {
-        this.takeState(view);
+        this.takeShown(this.witness.caughtUp(view));
       }
       if (view.finished) {
         await this.reveal(view.over ? "Game over" : "Game ended");
         return;
       }
     } catch (error) {
-      void error;
+      if (this.isVerdict(error)) {
+        this.stopUnfair(error);
+        return;
+      }
     }
     this.render();
   }
 
   async resume() {
-    // A reload keeps the game of this tab (its token is in sessionStorage only).
+    // A reload keeps the game of this tab (its token and what it was shown are in
+    // sessionStorage only); the server's state must be the position last shown.
     const saved = playRead("session", PLAY_GAME_KEY);
     if (!saved) {
       return;
@@ -390,21 +523,27 @@ class PlayPage {
     let game;
     try {
       game = JSON.parse(saved);
+      if (!Array.isArray(game.shown) || game.shown.length === 0) throw new Error("nothing shown");
     } catch (error) {
       void error;
       playWrite("session", PLAY_GAME_KEY, null);
       return;
     }
+    const witness = new Witness(window.location.origin, game.player, game.clientSeed);
+    witness.restoreShown(game.shown, game.id, game.commitment);
+    apiListen((request, sent, status, answer) => witness.received(request, sent, status, answer));
     try {
       const view = await apiGame(game.id);
       if (!view.started || view.commitment !== game.commitment) {
         playWrite("session", PLAY_GAME_KEY, null);
         return;
       }
+      this.witness = witness;
       this.game = { ...game, board: new Uint8Array(16), score: 0, moves: 0, won: false };
+      delete this.game.shown;
       playEl("commitment").textContent = game.commitment;
       playEl("client-seed").textContent = game.clientSeed;
-      this.takeState(view);
+      this.takeShown(witness.caughtUp(view));
       if (view.finished) {
         await this.reveal(view.over ? "Game over" : "Game ended");
         return;
@@ -412,7 +551,10 @@ class PlayPage {
       this.phase = "playing";
       this.status("Game resumed: your move.");
     } catch (error) {
-      void error;
+      if (this.isVerdict(error) && this.game !== null) {
+        this.stopUnfair(error);
+        return;
+      }
       playWrite("session", PLAY_GAME_KEY, null);
     }
     this.render();
@@ -426,20 +568,23 @@ class PlayPage {
       commitment: game.commitment,
       clientSeed: game.clientSeed,
       player: game.player,
+      shown: this.witness ? this.witness.savedShown() : [],
     };
     playWrite("session", PLAY_GAME_KEY, JSON.stringify(saved));
   }
 
-  takeState(answer) {
+  takeShown(shown) {
+    // A position the witness has checked: shown, and remembered for a reload.
     const game = this.game;
-    game.board = boardFromRows(answer.board);
-    game.score = answer.score;
-    game.moves = answer.moves;
+    game.board = Uint8Array.from(shown.board);
+    game.score = shown.score;
+    game.moves = shown.moves;
     game.won = isWon(game.board);
     if (game.score > this.best) {
       this.best = game.score;
       playWrite("local", PLAY_BEST_KEY, String(this.best));
     }
+    this.remember();
   }
 
   clearFair() {
@@ -450,7 +595,9 @@ class PlayPage {
     check.textContent = "";
     check.className = "fair-check";
     playEl("replay-link").hidden = true;
+    playEl("evidence-link").hidden = true;
     delete this.root.dataset.commitmentChecked;
+    delete this.root.dataset.fair;
   }
 
   reason(error) {

@@ -41,8 +41,14 @@ const RECORD_FAIR_KEYS = ["commitment", "server_seed", "client_seed", "key_id", 
 const RECORD_HEX64 = /^[0-9a-f]{64}$/;
 const RECORD_KEY_ID = /^[0-9a-f]{16}$/;
 const RECORD_SIGNATURE = /^[0-9a-f]{128}$/;
-const RECORD_TIMESTAMP =
-  /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})$/;
+// A real date and time (SPEC 11.4): the schema's $defs/time pattern, fair.py's TIMESTAMP_PATTERN.
+export const RECORD_TIMESTAMP = new RegExp(
+  "^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])" +
+    "|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))" +
+    "|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)" +
+    "T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?" +
+    "(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$",
+);
 
 class RecordProblem extends Error {
   constructor(reason, field = null) {
@@ -161,7 +167,7 @@ function recordGameId(value, field) {
 
 function recordTimestamp(value, field) {
   if (typeof value !== "string" || !RECORD_TIMESTAMP.test(value)) {
-    throw new RecordProblem("must be an RFC 3339 time such as 2026-11-30T12:00:00Z", field);
+    throw new RecordProblem("must be a real date and time in RFC 3339 form such as 2026-11-30T12:00:00Z", field);
   }
   return value;
 }

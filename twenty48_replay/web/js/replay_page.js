@@ -1,6 +1,7 @@
 // replay_page.js: the entry of the self-verifying replay page (twenty48_replay/web/page.py).
 //
-// The page embeds {"record": <the record's JSON text>, "trust": null | {public_key, key_id}}
+// The page embeds {"record": <the record's JSON text>, "trust": null | the well-known document
+// of the trusted key or key set (SPEC 11.6: {algorithm, key_id, public_key[, keys]})}
 // in <script type="application/json" id="t48-data">.  This module verifies the record with
 // verify.js (the spec in JavaScript), shows the verdict and the fair-play checks, fills in the
 // record's details and hands the timeline to the viewer.  Record text is untrusted: it reaches
@@ -11,6 +12,7 @@
 // data-fair, data-signature and, last, data-valid ("true"/"false"), and the performance mark
 // "t48-verdict" is set (the benchmark reads it).
 
+import { parseTrustedKeySet } from "./key_sets.js";
 import { verifyRecord } from "./verify.js";
 import { BoardView } from "./board_view.js";
 import { ReplayViewer } from "./viewer.js";
@@ -141,7 +143,9 @@ export function pageFairChecks(verdict, trust) {
       : ["pass", "Seed derivation: the game's seed comes from the server seed and the player's seed."],
   );
   if (signatureChecked) {
-    const key = trust && trust.key_id ? " " + trust.key_id : "";
+    // The key that signed: the record names it (with a key set, not always the current one).
+    const signer = verdict.record && verdict.record.fair ? verdict.record.fair.key_id : trust && trust.key_id;
+    const key = signer ? " " + signer : "";
     checks.push(
       reasons.length
         ? ["fail", "Signature: " + bare(reasons).replace(/^signature /, "")]
@@ -240,7 +244,7 @@ export async function startReplayPage(doc) {
   const boardView = new BoardView(doc.getElementById("board"));
   let verdict;
   try {
-    verdict = await verifyRecord(data.record, trust ? { trustedKey: trust.public_key } : {});
+    verdict = await verifyRecord(data.record, trust ? { trustedKey: parseTrustedKeySet(trust) } : {});
   } catch (error) {
     verdict = { valid: false, reasons: ["the page could not verify the record: " + String(error)], timeline: null, fair: null };
   }

@@ -8,8 +8,10 @@
 // API:
 //   async verifyRecord(input, {trustedKey = null} = {}) -> Verdict
 //       input: record text, its UTF-8 bytes, or a parsed object (see record.js parseRecord);
-//       trustedKey: anything fair.js parseTrustedKey takes, or null; an unusable key throws
-//       TrustedKeyError before anything is read (a usage error, as `verify --trust` exits 2).
+//       trustedKey: anything trusted_keys.js parseTrustedKeys takes (a key, a key file's text
+//       or bytes, the well-known document; a key set read by key_sets.js), or null; an
+//       unusable key throws TrustedKeyError before anything is read (a usage error, as
+//       `verify --trust` exits 2).
 //   Verdict = {
 //       valid,       true | false | null (null: unreadable; then `error` says why)
 //       error,       null, or the reason the record is unreadable (the CLI's "error" without
@@ -33,10 +35,11 @@
 //   replayRecord(record) -> the replay alone: {timeline, score, maxTile, moves, won, over,
 //       invalidMove, reason}
 
-import { checkFair, parseTrustedKey } from "./fair.js";
+import { checkFair } from "./fair.js";
 import { parseRecord } from "./record.js";
 import { openingBoard, SpawnRng } from "./rng.js";
 import { boardToRows, canMove, isWon, maxTile, moveInto } from "./rules.js";
+import { parseTrustedKeys } from "./trusted_keys.js";
 
 const VERIFY_LETTER_CODES = { U: 0, D: 1, L: 2, R: 3 };
 
@@ -146,7 +149,7 @@ function verifyUnreadable(error) {
 }
 
 export async function verifyRecord(input, { trustedKey = null } = {}) {
-  const key = trustedKey === null || trustedKey === undefined ? null : parseTrustedKey(trustedKey);
+  const key = trustedKey === null || trustedKey === undefined ? null : parseTrustedKeys(trustedKey);
   const { record, errors } = parseRecord(input);
   if (record === null) return verifyUnreadable(errors[0]);
   const replay = replayRecord(record);

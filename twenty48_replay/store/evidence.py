@@ -1,0 +1,91 @@
+"""Fair-play evidence: what ``play --server`` keeps when a score server breaks a rule.
+
+One row per broken game (table ``fair_evidence``): when, which server and
+game, the one-line verdict, and the evidence document built by
+:class:`twenty48_replay.witness.Witness` (every answer received, in order;
+the bearer token only as its SHA-256), stored as JSON text with every
+non-ASCII character escaped, so any backend holds it exactly.  Nothing
+here judges anything: the witness did that before the row was written.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+import attrs
+from sqlalchemy import select
+
+from twenty48_replay.record import dumps_value
+from twenty48_replay.store.tables import fair_evidence
+
+if TYPE_CHECKING:
+    from twenty48_replay.store.store import Store
+
+
+@attrs.frozen(slots=True)
+class EvidenceInfo:
+    """One kept report, without its (possibly large) document."""
+
+    id: int
+    saved_ms: int
+    server: str
+    fair_game_id: int | None
+    verdict: str
+
+
+def save_evidence(store: Store, saved_ms: int, verdict: str, document: dict[str, Any]) -> int:
+    """Keep one report in its own transaction; returns its id."""
+    server = document.get("server")
+    game_id = document.get("game_id")
+    row = {
+        "saved_ms": saved_ms,
+        "server": server if isinstance(server, str) else "",
+        "fair_game_id": game_id if type(game_id) is int else None,
+        "verdict": verdict,
+        "document": dumps_value(document, ensure_ascii=True),
+    }
+    with store.transaction() as connection:
+        result = connection.execute(fair_evidence.insert().values(**row))
+        key = result.inserted_primary_key
+        assert key is not None
+        return int(key[0])
+
+
+def list_evidence(store: Store, limit: int) -> list[EvidenceInfo]:
+    """The newest ``limit`` reports, newest first."""
+    columns = [c for c in fair_evidence.c if c.name != "document"]
+    query = select(*columns).order_by(fair_evidence.c.id.desc()).limit(limit)
+    with store.reading() as connection:
+        rows = connection.execute(query).all()
+    return [
+        EvidenceInfo(
+            int(row.id),
+            int(row.saved_ms),
+            str(row.server),
+            None if row.fair_game_id is None else int(row.fair_game_id),
+            str(row.verdict),
+        )
+        for row in rows
+    ]
+
+
+def load_evidence(store: Store, report_id: int) -> tuple[EvidenceInfo, Any] | None:
+    """One report and its document (parsed JSON), or None if there is no such report."""
+    query = select(fair_evidence).where(fair_evidence.c.id == report_id)
+    with store.reading() as connection:
+        row = connection.execute(query).first()
+    if row is None:
+        return None
+    info = EvidenceInfo(
+        int(row.id),
+        int(row.saved_ms),
+        str(row.server),
+        None if row.fair_game_id is None else int(row.fair_game_id),
+        str(row.verdict),
+    )
+    try:
+        document = json.loads(str(row.document))
+    except (ValueError, RecursionError):
+        document = None  # damaged: the caller says so
+    return info, document
