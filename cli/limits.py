@@ -56,3 +56,11 @@ MAX_JOBS: Final = 4 * CORES
 #: a large message and a lost worker a large loss.
 MIN_PARTITION_BYTES: Final = 64
 MAX_PARTITION_BYTES: Final = 1 << 30
+#: ``serve --max-connections`` and ``--max-connections-per-client`` (per process;
+#: the open-files limit lowers the first when it leaves no room for it).
+MAX_CONNECTIONS: Final = 1_000_000
+#: ``serve --max-header-bytes``: below 1 KiB a browser's ordinary request would not fit.
+MIN_HEADER_BYTES: Final = 1024
+MAX_HEADER_BYTES: Final = 1024 * 1024
+#: ``serve --header-timeout``, ``--idle-timeout``, ``--body-timeout``, in seconds.
+MAX_TIMEOUT: Final = 3600

@@ -9,7 +9,21 @@ import typer
 from twenty48_replay.i18n import N_, _
 
 from .common import DbOption
+from .limits import MAX_CONNECTIONS, MAX_HEADER_BYTES, MAX_TIMEOUT, MIN_HEADER_BYTES
 from .output import warn
+
+
+def _forwarded(text: str | None) -> str | None:
+    """``--forwarded-allow-ips`` checked now: a typo must never trust the wrong proxy."""
+    if text is None:
+        return None
+    from twenty48_replay.server.transport import parse_forwarded_allow_ips
+
+    try:
+        parse_forwarded_allow_ips(text)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    return text
 
 
 def serve_command(
@@ -101,11 +115,84 @@ def serve_command(
     access_log: Annotated[
         bool, typer.Option("--access-log/--no-access-log", help=N_("Log every request."))
     ] = True,
+    forwarded_allow_ips: Annotated[
+        str | None,
+        typer.Option(
+            "--forwarded-allow-ips",
+            callback=_forwarded,
+            help=N_(
+                "Proxies (comma-separated addresses or networks, or *) whose X-Forwarded-For "
+                "names the client; from anyone else the header is ignored (default: nobody)."
+            ),
+            show_default=False,
+        ),
+    ] = None,
+    max_connections: Annotated[
+        int,
+        typer.Option(
+            "--max-connections",
+            min=1,
+            max=MAX_CONNECTIONS,
+            help=N_("Open connections per server process; one more is answered 503."),
+        ),
+    ] = 4096,
+    max_connections_per_client: Annotated[
+        int,
+        typer.Option(
+            "--max-connections-per-client",
+            min=1,
+            max=MAX_CONNECTIONS,
+            help=N_(
+                "Open connections from one address (a trusted proxy excepted); "
+                "one more is answered 429."
+            ),
+        ),
+    ] = 64,
+    max_header_bytes: Annotated[
+        int,
+        typer.Option(
+            "--max-header-bytes",
+            min=MIN_HEADER_BYTES,
+            max=MAX_HEADER_BYTES,
+            help=N_("Size of a request line and its headers; more is answered 431."),
+        ),
+    ] = 16 * 1024,
+    header_timeout: Annotated[
+        int,
+        typer.Option(
+            "--header-timeout",
+            min=1,
+            max=MAX_TIMEOUT,
+            help=N_("Seconds for a request line and its headers to arrive; then 408 and closed."),
+        ),
+    ] = 10,
+    idle_timeout: Annotated[
+        int,
+        typer.Option(
+            "--idle-timeout",
+            min=1,
+            max=MAX_TIMEOUT,
+            help=N_("Seconds a kept-alive connection may wait for its next request."),
+        ),
+    ] = 5,
+    body_timeout: Annotated[
+        int,
+        typer.Option(
+            "--body-timeout",
+            min=1,
+            max=MAX_TIMEOUT,
+            help=N_(
+                "Seconds for a request body to arrive, and for a client to read "
+                "on when it stops taking an answer."
+            ),
+        ),
+    ] = 30,
     db: DbOption = None,
 ) -> None:
     """Serve fair games, signed records and a leaderboard over HTTP (JSON API and web pages)."""
     from twenty48_replay.server.config import ServerConfig, key_path
-    from twenty48_replay.server.run import check_listen, prepare, serve
+    from twenty48_replay.server.run import check_listen, fit_connections, prepare, serve
+    from twenty48_replay.server.transport import TransportLimits, parse_forwarded_allow_ips
 
     config = ServerConfig(
         db=db,
@@ -118,12 +205,36 @@ def serve_command(
         analysis_positions=analysis_positions,
         analyze=analysis,
     )
+    wanted = TransportLimits(
+        max_connections=max_connections,
+        max_connections_per_client=max_connections_per_client,
+        max_header_bytes=max_header_bytes,
+        header_timeout=header_timeout,
+        idle_timeout=idle_timeout,
+        body_timeout=body_timeout,
+        forwarded_allow_ips=parse_forwarded_allow_ips(forwarded_allow_ips or ""),
+    )
     check_listen(host, port)
     name, server_key = prepare(config)
+    limits = fit_connections(wanted)
+    if limits.max_connections < wanted.max_connections:
+        warn(
+            _(
+                "twenty48 serve: at most {count} connections per process "
+                "(the open-files limit leaves no room for --max-connections {wanted}; "
+                "raise it, e.g. LimitNOFILE= in the systemd unit)"
+            ).format(count=limits.max_connections, wanted=wanted.max_connections)
+        )
     warn(
         _(
             "twenty48 serve: database {name}, key {key} ({path}), "
             "http://{host}:{port}/ (play in a browser there; API description at /openapi.json)"
-        ).format(name=name, key=server_key.key_id, path=key_path(config), host=host, port=port)
+        ).format(
+            name=name,
+            key=server_key.key_id,
+            path=key_path(config),
+            host=f"[{host}]" if ":" in host else host,  # an IPv6 address, as a URL writes it
+            port=port,
+        )
     )
-    serve(config, host=host, port=port, workers=workers, access_log=access_log)
+    serve(config, host=host, port=port, workers=workers, access_log=access_log, limits=limits)

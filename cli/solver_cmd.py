@@ -39,6 +39,40 @@ if TYPE_CHECKING:
     from twenty48_replay.solver.analysis import Analysis
 
 SOLVER_PLAYER = "solver"
+#: The values of --strength (twenty48_replay.solver.strength.Strength), kept here so that
+#: the help text does not import the solver.
+STRENGTHS = ("default", "deep")
+
+
+def _checked_strength(value: str) -> str:
+    if value not in STRENGTHS:
+        raise typer.BadParameter(
+            _("must be one of {choices}, not {value}").format(
+                choices=", ".join(STRENGTHS), value=printable(repr(value[:40]))
+            )
+        )
+    return value
+
+
+StrengthOption = Annotated[
+    str,
+    typer.Option(
+        "--strength",
+        callback=_checked_strength,
+        metavar="default|deep",
+        help=N_(
+            "How hard the solver searches: default (fast), or deep "
+            "(nneonneo/2048-ai's full search: much slower, stronger)."
+        ),
+    ),
+]
+
+
+def _settings(strength: str) -> Any:
+    """The search settings of a --strength value, for the engine that runs."""
+    from twenty48_replay.solver import Strength, default_settings
+
+    return default_settings(Strength(strength))
 
 
 def parse_board(text: str) -> Board:
@@ -86,6 +120,7 @@ def hint_command(
             show_default=False,
         ),
     ] = None,
+    strength: StrengthOption = "default",
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -125,7 +160,7 @@ def hint_command(
             position = session.state.board
             label = _("game {id}").format(id=session.id)
             session.mark_assisted()
-    best, values = best_move(position)
+    best, values = best_move(position, _settings(strength))
     if as_json:
         emit_json(
             {
@@ -173,11 +208,11 @@ def _hint_report(
         emit(f"  {arrow_and_name(direction.letter):10} {_grouped(value):>14}{gap}")
 
 
-def _play_one(job: tuple[str, int | None]) -> tuple[str, str, float]:
+def _play_one(job: tuple[str, int | None, str]) -> tuple[str, str, float]:
     from twenty48_replay.solver import play_game
 
-    seed, until = job
-    played = play_game(seed, until)
+    seed, until, strength = job
+    played = play_game(seed, until, settings=_settings(strength))
     return seed, played.moves, played.seconds
 
 
@@ -211,6 +246,7 @@ def autoplay_command(
             ),
         ),
     ] = None,
+    strength: StrengthOption = "default",
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -233,9 +269,9 @@ def autoplay_command(
     with open_store(db) as store:
         if jobs == 1 and sys.stdout.isatty() and not as_json:
             for s in seeds:
-                rows.append(_autoplay_live(store, s, until))
+                rows.append(_autoplay_live(store, s, until, strength))
         else:
-            rows = _autoplay_pool(store, seeds, until, jobs, quiet=as_json)
+            rows = _autoplay_pool(store, seeds, until, jobs, strength, quiet=as_json)
     if as_json:
         for row in rows:
             emit_json(row)
@@ -243,13 +279,14 @@ def autoplay_command(
     _summary(rows, until)
 
 
-def _autoplay_live(store: Any, seed: str, until: int | None) -> dict[str, Any]:
+def _autoplay_live(store: Any, seed: str, until: int | None, strength: str) -> dict[str, Any]:
     """One game in this process, stored move by move, with a live board."""
     from rich.live import Live
     from rich.text import Text
 
     from twenty48_replay.solver import best_move
 
+    settings = _settings(strength)
     session = store.new_game(seed, player=SOLVER_PLAYER)
     start = time.perf_counter()
     with Live(Text(""), refresh_per_second=12, transient=False) as live:
@@ -257,7 +294,7 @@ def _autoplay_live(store: Any, seed: str, until: int | None) -> dict[str, Any]:
             state = session.state
             if until is not None and state.max_tile >= until:
                 break
-            best, _values = best_move(state.board)
+            best, _values = best_move(state.board, settings)
             if best is None:
                 break
             session.play(best)
@@ -279,7 +316,7 @@ def _autoplay_live(store: Any, seed: str, until: int | None) -> dict[str, Any]:
 
 
 def _autoplay_pool(
-    store: Any, seeds: list[str], until: int | None, jobs: int, quiet: bool
+    store: Any, seeds: list[str], until: int | None, jobs: int, strength: str, quiet: bool
 ) -> list[dict[str, Any]]:
     """Games in worker processes; each is verified and stored when it ends."""
     from rich.console import Console
@@ -302,7 +339,7 @@ def _autoplay_pool(
     ) as progress:
         task = progress.add_task("games", total=len(seeds))
         with worker_pool(jobs) as pool:
-            for seed, moves, seconds in pool.imap(_play_one, [(s, until) for s in seeds]):
+            for seed, moves, seconds in pool.imap(_play_one, [(s, until, strength) for s in seeds]):
                 state, _ = final_state(Record(seed, moves, 0))
                 ended = now_ms()
                 extra = {"player": SOLVER_PLAYER, "client": "twenty48 autoplay"}
@@ -381,6 +418,7 @@ def analyze_command(
     top: Annotated[
         int, typer.Option("--top", min=1, max=MAX_TOP, help=N_("How many mistakes to list."))
     ] = 5,
+    strength: StrengthOption = "default",
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -412,6 +450,7 @@ def analyze_command(
         task = progress.add_task("moves", total=len(record.moves))
         analysis = analyze(
             record,
+            settings=_settings(strength),
             jobs=jobs or default_jobs(),
             progress=lambda done, total: progress.update(task, completed=done, total=total),
         )

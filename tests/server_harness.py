@@ -26,11 +26,21 @@ class ServerProcess:
     """``twenty48 serve`` on 127.0.0.1; its stdout and stderr go to ``log_path``."""
 
     def __init__(
-        self, db: str, folder: Path, *args: str, port: int | None = None, own_group: bool = False
+        self,
+        db: str,
+        folder: Path,
+        *args: str,
+        port: int | None = None,
+        own_group: bool = False,
+        open_files: tuple[int, int] | None = None,
     ) -> None:
-        """``own_group``: run in a new process group, so :meth:`ctrl_c` reaches all of it."""
+        """``own_group``: run in a new process group, so :meth:`ctrl_c` reaches all of it.
+
+        ``open_files``: the (soft, hard) limit on open files the server starts with.
+        """
         self.db = db
         self.own_group = own_group
+        self.open_files = open_files
         self.folder = folder
         self.args = args
         self.port = port or free_port()
@@ -50,6 +60,7 @@ class ServerProcess:
                 stderr=subprocess.STDOUT,
                 env={**os.environ},
                 process_group=0 if self.own_group else None,
+                preexec_fn=self._limit_files if self.open_files else None,
             )
         deadline = time.monotonic() + timeout
         while True:
@@ -64,6 +75,12 @@ class ServerProcess:
             if time.monotonic() > deadline:
                 raise AssertionError(f"server not ready: {log.read_text(errors='replace')}")
             time.sleep(0.1)
+
+    def _limit_files(self) -> None:
+        import resource
+
+        assert self.open_files is not None
+        resource.setrlimit(resource.RLIMIT_NOFILE, self.open_files)
 
     def ctrl_c(self, timeout: float = 30) -> int:
         """SIGINT to the server's whole process group, as Ctrl-C in its terminal; its exit code."""

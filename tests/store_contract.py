@@ -463,10 +463,7 @@ class IntegrityContract:
         ]
 
     def test_a_version_2_database_is_upgraded_in_place(self, db_url: str) -> None:
-        """Version 3 only adds fair_evidence and bot_signals.
-
-        Games and server rows stay as they were.
-        """
+        """Version 3 only adds fair_evidence and bot_signals; games and server rows are kept."""
         letters = greedy_letters("two", 12)
         state = GameState.new("two")
         for letter in letters:

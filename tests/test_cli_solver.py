@@ -92,3 +92,29 @@ def test_analyze_a_solver_game_is_accurate(tmp_path: Path) -> None:
     text = run_cli("analyze", "1", "--db", db, timeout=300).stdout
     assert "Accuracy:" in text
     assert "The four classic mistakes:" in text
+
+
+def test_strength_deep_and_a_bad_strength() -> None:
+    """--strength deep searches nneonneo's full depth; any other value is a usage error."""
+    board = "2 4 8 16/4 8 16 32/8 16 32 64/0 0 2 4"
+    default = json.loads(run_cli("hint", "--json", "--board", board).stdout)
+    deep = run_cli("hint", "--json", "--strength", "deep", "--board", board)
+    assert deep.returncode == 0, deep.stderr
+    assert set(json.loads(deep.stdout)["values"]) == set(default["values"])
+    for command in (["hint", "--board", board], ["autoplay", "--until", "8"], ["analyze", "1"]):
+        bad = run_cli(*command, "--strength", "\x1bextreme")
+        assert bad.returncode == 2
+        assert "must be one of default, deep" in bad.stderr
+        assert "\x1b" not in bad.stderr
+
+
+def test_autoplay_at_deep_strength_verifies(tmp_path: Path) -> None:
+    db = str(tmp_path / "d.sqlite3")
+    result = run_cli(
+        "autoplay", "--db", db, "--seed", "deep", "--until", "32", "--strength", "deep", "--json"
+    )
+    assert result.returncode == 0, result.stderr
+    row = json.loads(result.stdout)
+    assert row["max_tile"] == 32
+    exported = run_cli("export", "1", "--db", db)
+    assert verify(Record.from_json(exported.stdout)).valid

@@ -206,3 +206,40 @@ def test_data_records_verify(name: str) -> None:
     else:
         assert result.moves >= 2000
     assert json.loads((DATA / name).read_text(encoding="utf-8"))["player"] == "solver"
+
+
+def test_a_missing_c_search_falls_back_to_numpy(tmp_path: Path) -> None:
+    """The solver's extension failed to build (the core did not): hints come from NumPy.
+
+    ``twenty48_replay._solver`` is hidden by a path hook; without
+    TWENTY48_ENGINE the hint is NumPy's, byte for byte, and
+    TWENTY48_ENGINE=native refuses in one line with exit 2.
+    """
+    from conftest import run_cli
+
+    hide = tmp_path / "hide"
+    hide.mkdir()
+    (hide / "sitecustomize.py").write_text(
+        "import sys\n"
+        "class Hide:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'twenty48_replay._solver':\n"
+        "            raise ModuleNotFoundError(name)\n"
+        "sys.meta_path.insert(0, Hide())\n",
+        encoding="utf-8",
+    )
+    hint = ("hint", "--board", "2 2 0 0/4 0 0 0/0 0 0 0/0 0 0 2", "--json")
+    numpy_hint = run_cli(*hint, env={"TWENTY48_ENGINE": "python"})
+    assert numpy_hint.returncode == 0, numpy_hint.stderr
+    hidden = {"PYTHONPATH": str(hide)}
+    fallback = run_cli(*hint, env={**hidden, "TWENTY48_ENGINE": ""})
+    assert fallback.returncode == 0, fallback.stderr
+    assert fallback.stdout == numpy_hint.stdout
+    assert json.loads(fallback.stdout)["best"] == "U"
+    refused = run_cli(*hint, env={**hidden, "TWENTY48_ENGINE": "native"})
+    assert refused.returncode == 2
+    assert refused.stdout == ""
+    assert refused.stderr.strip() == (
+        "twenty48: error: TWENTY48_ENGINE=native, but the native core is not built in this "
+        "installation; reinstall with a C compiler, or set TWENTY48_ENGINE=python"
+    )

@@ -5,17 +5,18 @@ a temporary folder, ``synchronous=FULL``) and/or PostgreSQL (``--pg URL``),
 then:
 
 * **load**: ``--players`` simulated players (default 200), each on its own
-  keep-alive HTTP/1.1 connection.  With ``--rate R`` each player plays R
-  moves per second (a move every 1/R s from a random phase; a person plays
-  2-4, so the default 10 is a fast player, and 200 of them offer 2,000
-  moves/s); a move is never sent before the previous one is acknowledged,
-  so if the server falls behind, the rate drops instead of piling up.  With
-  ``--rate 0`` every player sends its next move as soon as the previous one
-  is acknowledged (a closed loop: the most the server sustains, latency =
-  players / throughput).  A player whose game ends starts a new one.  Moves
-  are chosen from the board in each answer (first of L, D, R, U that
-  changes it).  After ``--warmup`` seconds, acknowledged moves and their
-  latencies are counted for ``--seconds`` seconds.
+  keep-alive HTTP/1.1 connection from its own loopback address (127.0.1.1,
+  127.0.1.2, ...: serve bounds the connections of one address).  With ``--rate
+  R`` each player plays R moves per second (a move every 1/R s from a random
+  phase; a person plays 2-4, so the default 10 is a fast player, and 200 of
+  them offer 2,000 moves/s); a move is never sent before the previous one is
+  acknowledged, so if the server falls behind, the rate drops instead of
+  piling up.  With ``--rate 0`` every player sends its next move as soon as
+  the previous one is acknowledged (a closed loop: the most the server
+  sustains, latency = players / throughput).  A player whose game ends starts
+  a new one.  Moves are chosen from the board in each answer (first of L, D,
+  R, U that changes it).  After ``--warmup`` seconds, acknowledged moves and
+  their latencies are counted for ``--seconds`` seconds.
 * **single**: one player alone, ``--single`` moves one after another: the
   latency of one move with nothing else running.
 
@@ -62,18 +63,27 @@ def next_move(rows: list[list[int]]) -> str | None:
     return None
 
 
-class Player:
-    """One simulated player on one keep-alive connection."""
+def source_address(i: int) -> str:
+    """Player ``i``'s loopback address (127.0.1.1, ...): serve bounds connections per address."""
+    return f"127.0.{1 + i // 250}.{1 + i % 250}"
 
-    def __init__(self, host: str, port: int) -> None:
+
+class Player:
+    """One simulated player on one keep-alive connection, from its own source address."""
+
+    def __init__(self, host: str, port: int, source: str | None = None) -> None:
         self.host = host
         self.port = port
+        self.source = source
         self.latencies: list[float] = []
         self.counting = False
         self.errors = 0
 
     async def connect(self) -> None:
-        self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        local = (self.source, 0) if self.source else None
+        self.reader, self.writer = await asyncio.open_connection(
+            self.host, self.port, local_addr=local
+        )
 
     async def call(
         self, method: str, path: str, body: dict[str, object] | None, token: str | None
@@ -151,7 +161,7 @@ class Player:
 async def load(
     host: str, port: int, players: int, warmup: float, seconds: float, rate: float
 ) -> dict[str, float]:
-    crowd = [Player(host, port) for _ in range(players)]
+    crowd = [Player(host, port, source_address(i)) for i in range(players)]
     stop = asyncio.Event()
     tasks = [asyncio.create_task(p.run(stop, rate)) for p in crowd]
     await asyncio.sleep(warmup)

@@ -8,6 +8,8 @@ does for each request), :mod:`.writer`
 (group commit: one thread writes the jobs of all games in shared
 transactions), :mod:`.bots` (engine-match rate and move timing, off the
 request path), :mod:`.openapi`, :mod:`.server` (the running server's parts),
-:mod:`.pages` (the web pages), :mod:`.app` (the Starlette application)
+:mod:`.pages` (the web pages), :mod:`.app` (the Starlette application),
+:mod:`.transport` (the connection bounds and trusted proxies),
+:mod:`.guarded_http` (uvicorn's HTTP protocol within those bounds)
 and :mod:`.run` (uvicorn).
 """

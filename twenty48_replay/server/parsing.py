@@ -11,7 +11,7 @@ import unicodedata
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any, Final
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
 from twenty48_replay.server.api_errors import ApiError, not_found
 
@@ -35,11 +35,14 @@ async def read_body(request: Request, limit: int) -> bytes:
     _check_declared(request.headers.get("content-length"), limit)
     chunks = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise ApiError(413, f"body larger than {limit} bytes")
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise ApiError(413, f"body larger than {limit} bytes")
+            chunks.append(chunk)
+    except ClientDisconnect:  # gone, or cut off by the body timeout: not a bug to log
+        raise ApiError(400, "the client went away") from None
     return b"".join(chunks)
 
 

@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import ClassVar
 
 from twenty48_replay.errors import EXIT_UNUSABLE, KeyFileError, Twenty48Error
+from twenty48_replay.server import transport
 from twenty48_replay.server.config import ENV_VAR, ServerConfig, key_path
+from twenty48_replay.server.guarded_http import PROTOCOL
 from twenty48_replay.signing import ServerKey
 from twenty48_replay.store import Store
 
@@ -62,6 +64,15 @@ def check_listen(host: str, port: int) -> None:
             raise ListenError(f"cannot listen on {host}:{port}: {reason.lower()}") from None
 
 
+def fit_connections(limits: transport.TransportLimits) -> transport.TransportLimits:
+    """Raise the open-files limit to its hard limit; ``limits`` lowered to fit within it.
+
+    Call before :func:`serve` (the caller can then say when ``--max-connections``
+    was lowered); uvicorn's workers inherit the raised limit.
+    """
+    return transport.fit_to_open_files(limits, transport.raise_open_files_limit())
+
+
 def serve(
     config: ServerConfig,
     *,
@@ -70,11 +81,23 @@ def serve(
     workers: int = 1,
     access_log: bool = True,
     log_level: str = "info",
+    limits: transport.TransportLimits | None = None,
 ) -> None:
-    """Run uvicorn until interrupted (workers get ``config`` through the environment)."""
+    """Run uvicorn until interrupted (workers get ``config`` through the environment).
+
+    Every connection runs :mod:`.guarded_http`'s protocol within ``limits``
+    (per process).  ``X-Forwarded-For`` and ``X-Forwarded-Proto`` are read
+    only from ``limits.forwarded_allow_ips``: uvicorn trusts them from
+    127.0.0.1 by default, which would let any local process, or anyone when
+    the server listens behind nothing, choose the address it is logged and
+    counted under.
+    """
     import uvicorn
 
+    limits = limits or transport.TransportLimits()
     os.environ[ENV_VAR] = config.to_env()
+    os.environ[transport.ENV_VAR] = limits.to_env()
+    forwarded = list(limits.forwarded_allow_ips)
     uvicorn.run(
         "twenty48_replay.server.app:create_app",
         factory=True,
@@ -85,4 +108,9 @@ def serve(
         log_level=log_level,
         server_header=False,
         date_header=False,
+        http=PROTOCOL,
+        ws="none",  # no upgrades: a WebSocket protocol would bypass the connection bounds
+        proxy_headers=bool(forwarded),
+        forwarded_allow_ips=forwarded or [],
+        timeout_keep_alive=limits.idle_timeout,
     )

@@ -31,8 +31,9 @@ import attrs
 
 from twenty48_replay.board import Board, Direction
 from twenty48_replay.game import GameState
-from twenty48_replay.solver.expectimax import SearchSettings
+from twenty48_replay.solver.dispatch import default_settings
 from twenty48_replay.solver.play import best_move
+from twenty48_replay.solver.settings import SearchSettings
 
 #: The deepest fixed-depth rung the ladder may have (each ply costs several times the last).
 MAX_FIXED_PLIES = 6
@@ -61,8 +62,14 @@ def fixed_depth(plies: int) -> SearchSettings:
 
 
 def offered_strengths() -> tuple[tuple[str, SearchSettings], ...]:
-    """Every strength the solver offers its users (``hint``, ``autoplay``, the library default)."""
-    return (("default", SearchSettings()),)
+    """Every strength the solver offers its users (``hint``, ``autoplay``, the library default).
+
+    ``default`` is the default of the search that runs here (the C search's
+    budget when the native solver is built, NumPy's otherwise), as
+    ``best_move`` without settings uses it.  ``--strength deep`` is left off
+    the ladder: a second or more a position (minutes with NumPy).
+    """
+    return (("default", default_settings()),)
 
 
 def ladder(fixed_plies: int, positions: int) -> tuple[Rung, ...]:

@@ -32,8 +32,8 @@ from twenty48_replay.batch import worker_pool
 from twenty48_replay.board import Board, Direction
 from twenty48_replay.record import Record
 from twenty48_replay.replay import replay
-from twenty48_replay.solver.expectimax import SearchSettings
 from twenty48_replay.solver.play import best_move
+from twenty48_replay.solver.settings import SearchSettings
 
 CORNERS = (0, 3, 12, 15)
 #: EV losses below this fraction of the best value count as a match (ties, noise).

@@ -183,8 +183,3 @@ def open_counts(lo: Lo, hi: Hi | None) -> npt.NDArray[np.int64]:
             occupied |= ((h >> np.uint64(i)) & np.uint64(1)) << np.uint64(4 * i)
     counts: npt.NDArray[np.int64] = 16 - np.bitwise_count(occupied).astype(np.int64)
     return counts
-
-
-def distinct_tiles(board: Board) -> int:
-    """Number of distinct tile values on a board (drives the search depth)."""
-    return len({board.exponent(i) for i in range(16)} - {0})

@@ -44,6 +44,7 @@ import numpy.typing as npt
 from twenty48_replay.board import Board
 from twenty48_replay.solver import boards as bd
 from twenty48_replay.solver.boards import U16, U64, Batch, Hi, Lo
+from twenty48_replay.solver.settings import SearchResult, SearchSettings, plies_for
 
 #: Spawn probabilities of the rules (SPEC: a 4 one time in ten).
 P_TWO: Final = 0.9
@@ -51,35 +52,6 @@ P_FOUR: Final = 0.1
 #: Heuristic values are floored here so that a live position always beats a lost one (0).
 MIN_LIVE_VALUE: Final = 1.0
 _WIDE_SUM: Final = 65536
-
-
-@attrs.frozen
-class SearchSettings:
-    """Knobs of the search.
-
-    The default budget is sized for the speed goal (20 moves/s with two
-    games in parallel on two cores); the other defaults are nneonneo's.
-
-    ``max_nodes`` bounds the boards created per move (afterstates plus
-    spawned states); ``cutoff`` is the probability below which a branch is
-    scored by the heuristic; ``min_plies``/``max_plies`` clamp the adaptive
-    depth; ``time_limit`` (seconds, optional) stops deepening once spent.
-    """
-
-    max_nodes: int = 250_000
-    cutoff: float = 1e-4
-    min_plies: int = 2
-    max_plies: int = 8
-    time_limit: float | None = None
-
-
-@attrs.frozen
-class SearchResult:
-    """Expected value of each valid direction code, plus what the search did."""
-
-    values: dict[int, float]
-    plies: int
-    nodes: int
 
 
 @attrs.define
@@ -91,12 +63,6 @@ class _Level:
     edge_parent: npt.NDArray[np.intp]
     edge_weight: npt.NDArray[np.float64]
     spawned_children: npt.NDArray[np.intp]
-
-
-def plies_for(board: Board, settings: SearchSettings) -> int:
-    """Move plies to search from ``board`` (including the move being chosen)."""
-    plies = max(3, bd.distinct_tiles(board) - 2) + 1
-    return max(settings.min_plies, min(settings.max_plies, plies))
 
 
 def _unique(lo: Lo, hi: Hi | None) -> tuple[Batch, npt.NDArray[np.intp]]:
@@ -222,7 +188,11 @@ def _choose_expanded(
 
 
 def search(board: Board, settings: SearchSettings | None = None) -> SearchResult:
-    """Expected value of every valid direction from ``board`` (a position awaiting a move)."""
+    """Expected value of every valid direction from ``board`` (a position awaiting a move).
+
+    The NumPy search; :func:`twenty48_replay.solver.search` picks the C one
+    when it is built (:mod:`~twenty48_replay.solver.dispatch`).
+    """
     settings = settings or SearchSettings()
     start = time.perf_counter()
     plies = plies_for(board, settings)
@@ -239,7 +209,8 @@ def search(board: Board, settings: SearchSettings | None = None) -> SearchResult
     for _ply in range(1, plies):
         if settings.time_limit is not None and time.perf_counter() - start > settings.time_limit:
             break
-        room = settings.max_nodes - nodes if reached >= settings.min_plies else 1 << 62
+        budget = 1 << 62 if settings.max_nodes is None else settings.max_nodes
+        room = budget - nodes if reached >= settings.min_plies else 1 << 62
         expanded = _choose_expanded(prob, afterstates, settings.cutoff, room)
         if expanded.size == 0:
             break

@@ -128,11 +128,22 @@ def slide_left(cells: Lines) -> Lines:
     return a
 
 
+def rank_powers() -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """``rank**4`` and ``rank**3.5`` (the two powers above) for ranks 0..31.
+
+    Computed the same way everywhere: ``rank**4`` is exact in float64, and
+    ``rank**3.5`` is the exact cube times the correctly rounded square root,
+    not ``pow``: NumPy's vectorised ``pow`` and the C library's differ in the
+    last bit (rank 15 on the CI machine), and the C solver
+    (``twenty48_replay/_native/t48_solver_core.c``) builds bit-identical tables.
+    """
+    ranks = np.arange(32, dtype=np.float64)
+    return ranks * ranks * ranks * ranks, ranks * ranks * ranks * np.sqrt(ranks)
+
+
 def line_heuristic(cells: Lines) -> npt.NDArray[np.float64]:
     """nneonneo's line heuristic (see the module docstring) for four arrays of exponents."""
-    ranks = np.arange(32, dtype=np.float64)
-    power_mono = ranks**MONOTONICITY_POWER
-    power_sum = ranks**SUM_POWER
+    power_mono, power_sum = rank_powers()
     n = cells[0].shape[0]
     empty = np.zeros(n, dtype=np.int64)
     total = np.zeros(n)

@@ -44,7 +44,8 @@ import {
   apiStart,
 } from "./api_client.js";
 import { BoardView } from "./board_view.js";
-import { commitmentOf, parseTrustedKey, TrustedKeyError } from "./fair.js";
+import { commitmentOf } from "./fair.js";
+import { parseTrustedKey, TrustedKeyError } from "./trusted_keys.js";
 import { Witness, WitnessUnfair, WitnessUnusable } from "./play_witness.js";
 
 const PLAY_KEYS = Object.freeze({

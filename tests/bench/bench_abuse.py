@@ -1,0 +1,543 @@
+"""Benchmark of ``twenty48 serve`` under attack (issue 18, acceptance 2).
+
+A real server with its default limits (``--no-access-log --no-analysis``, as
+bench_server.py, on an SQLite file at ``synchronous=FULL``), reached directly
+and/or through the shipped nginx configuration (tests/nginx_harness.py: TLS
+with a certificate made at start, ``deploy/nginx/twenty48.conf``), then:
+
+1. **throughput**: ``--closed-players`` players (default 50) in a closed loop
+   for ``--throughput-seconds``: acknowledged durable moves per second with no
+   attack (the issue requires >= 2,000/s on SQLite);
+2. **calm**: ``--players`` honest players (default 200) at ``--rate`` moves
+   per second each (default 10) for ``--calm-seconds``, no attack;
+3. **attack**: the same players for ``--seconds`` while, from another process,
+   one client sends an endless header (reconnecting whenever it is cut off),
+   ``--slow`` connections (default 1,000) each send a byte every
+   ``--slow-interval`` seconds (reconnecting when closed), and ``--posters``
+   clients (default 3) post records of ``--record-bytes`` (default the
+   reader's maximum, 16 MiB in about 990,000 JSON values) one after another.
+
+Every simulated client has its own source address (Linux routes all of
+127.0.0.0/8 to loopback): honest players 127.0.1.x, the endless header
+127.0.2.1, slow connections 127.0.3.1 onwards, posters 127.0.7.x.  For each
+phase it prints the honest players' move latency (p50 / p99 / max) and
+errors (any answer but 200, a dropped connection, or no answer within 10 s),
+what each attacker got, the server's RSS over time (every second, the serve
+process and its children) and the growth of its database files.  Posting
+stops once the files grew by ``--max-disk-mb`` (default 4,096), so that a
+server without a storage bound cannot fill the disk.
+
+    python tests/bench/bench_abuse.py                 # direct, then through nginx
+    python tests/bench/bench_abuse.py --via direct --seconds 30
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import logging
+import multiprocessing
+import os
+import random
+import resource
+import ssl
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Coroutine
+from multiprocessing.synchronize import Event as EventType
+from pathlib import Path
+from typing import Any, TypeVar
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "bench"))
+
+from bench_server import (  # noqa: E402
+    Player,
+    family,
+    load,
+    next_move,
+    run_and_wait,
+    source_address,
+)
+from nginx_harness import NginxProcess  # noqa: E402
+from server_harness import ServerProcess  # noqa: E402
+
+from twenty48_replay.record import MAX_INPUT_BYTES, MAX_VALUES  # noqa: E402
+
+T = TypeVar("T")
+#: Any move not answered within this many seconds is an error (a hang).
+MOVE_TIMEOUT = 10.0
+#: Replaced in each posted record, so that every post is a new record to store.
+NONCE = b"nonce-0000000000"
+
+
+def address(block: int, i: int) -> str:
+    """The ``i``-th (0-based) source address of a block: 127.0.<block + i // 250>.<1 + i % 250>."""
+    return f"127.0.{block + i // 250}.{1 + i % 250}"
+
+
+class Target:
+    """Where the clients connect: serve itself, or nginx with TLS."""
+
+    def __init__(self, host: str, port: int, tls: ssl.SSLContext | None) -> None:
+        self.host = host
+        self.port = port
+        self.tls = tls
+
+    async def open(self, source: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        return await asyncio.open_connection(
+            self.host,
+            self.port,
+            local_addr=(source, 0),
+            ssl=self.tls,
+            server_hostname=self.host if self.tls else None,
+            limit=1 << 20,
+        )
+
+
+# ------------------------------------------------------------------ honest players
+
+
+class HonestPlayer(Player):
+    """bench_server's player from its own address, through TLS if asked; failures counted."""
+
+    def __init__(self, target: Target, source: str) -> None:
+        super().__init__(target.host, target.port, source)
+        self.target = target
+        self.own_source = source
+        self.failures: Counter[str] = Counter()
+
+    async def connect(self) -> None:
+        self.reader, self.writer = await self.target.open(self.own_source)
+
+    async def run(self, stop: asyncio.Event, rate: float = 0.0) -> int:
+        loop = asyncio.get_running_loop()
+        period = 1.0 / rate if rate > 0 else 0.0
+        due = loop.time() + random.uniform(0, period)
+        moves = 0
+        fresh = True
+        while not stop.is_set():
+            try:
+                if fresh:
+                    await asyncio.wait_for(self.connect(), MOVE_TIMEOUT)
+                    await asyncio.wait_for(self.new_game(), MOVE_TIMEOUT)
+                    fresh = False
+                if period:
+                    wait = due - loop.time()
+                    if wait > 0:
+                        await asyncio.sleep(wait)
+                    due = max(due + period, loop.time())
+                letter = next_move(self.rows)
+                if letter is None:
+                    await asyncio.wait_for(self.new_game(), MOVE_TIMEOUT)
+                    continue
+                start = time.perf_counter()
+                status, answer = await asyncio.wait_for(
+                    self.call(
+                        "POST",
+                        f"/api/games/{self.id}/moves",
+                        {"move": letter, "n": self.n},
+                        self.token,
+                    ),
+                    MOVE_TIMEOUT,
+                )
+                elapsed = time.perf_counter() - start
+            except (TimeoutError, OSError, asyncio.IncompleteReadError, ValueError) as exc:
+                if self.counting:
+                    self.failures[type(exc).__name__] += 1
+                with contextlib.suppress(Exception):
+                    self.writer.close()
+                fresh = True
+                continue
+            if status != 200:
+                if self.counting:
+                    self.failures[f"HTTP {status}"] += 1
+                await asyncio.wait_for(self.new_game(), MOVE_TIMEOUT)
+                continue
+            if self.counting:
+                self.latencies.append(elapsed)
+                moves += 1
+            self.n += 1
+            self.rows = answer["board"]
+            if answer.get("finished"):
+                await asyncio.wait_for(self.new_game(), MOVE_TIMEOUT)
+        with contextlib.suppress(Exception):
+            self.writer.close()
+        return moves
+
+
+async def honest_phase(
+    target: Target,
+    players: int,
+    rate: float,
+    warmup: float,
+    seconds: float,
+    sample: Callable[[], None],
+) -> dict[str, Any]:
+    crowd = [HonestPlayer(target, source_address(i)) for i in range(players)]
+    stop = asyncio.Event()
+    tasks = [asyncio.create_task(p.run(stop, rate)) for p in crowd]
+    await asyncio.sleep(warmup)
+    for p in crowd:
+        p.counting = True
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        sample()
+        await asyncio.sleep(1.0)
+    for p in crowd:
+        p.counting = False
+    elapsed = time.perf_counter() - start
+    stop.set()
+    counts = await asyncio.gather(*tasks)
+    latencies = sorted(x for p in crowd for x in p.latencies)
+    failures: Counter[str] = Counter()
+    for p in crowd:
+        failures.update(p.failures)
+    return {
+        "moves": sum(counts),
+        "moves_per_s": sum(counts) / elapsed,
+        "p50_ms": 1000 * latencies[len(latencies) // 2] if latencies else float("nan"),
+        "p99_ms": 1000 * latencies[int(len(latencies) * 0.99)] if latencies else float("nan"),
+        "max_ms": 1000 * latencies[-1] if latencies else float("nan"),
+        "errors": sum(failures.values()),
+        "failures": dict(failures),
+    }
+
+
+# ------------------------------------------------------------------ attackers (another process)
+
+
+async def read_status(reader: asyncio.StreamReader, timeout: float) -> str:
+    """The status of whatever answer arrives, or why none did."""
+    try:
+        line = await asyncio.wait_for(reader.readline(), timeout)
+    except (TimeoutError, OSError) as exc:
+        return type(exc).__name__
+    parts = line.split()
+    return parts[1].decode("ascii", "replace") if len(parts) > 1 else "closed"
+
+
+async def endless_header(target: Target, stop: asyncio.Event, report: dict[str, Any]) -> None:
+    """Sends one header value for ever; when cut off, connects again at once."""
+    answers: Counter[str] = Counter()
+    accepted: list[int] = []
+    report["endless_header"] = {"answers": answers, "bytes_written_per_attempt": accepted}
+    chunk = b"a" * 65536
+    while not stop.is_set():
+        try:
+            reader, writer = await target.open(address(2, 0))
+        except OSError as exc:
+            answers[f"connect {type(exc).__name__}"] += 1
+            await asyncio.sleep(0.05)
+            continue
+        sent = 0
+        try:
+            writer.write(b"GET / HTTP/1.1\r\nHost: t\r\nX-Endless: ")
+            while not stop.is_set():
+                writer.write(chunk)
+                await asyncio.wait_for(writer.drain(), 30)
+                sent += len(chunk)
+        except (TimeoutError, OSError):
+            pass
+        accepted.append(sent)
+        answers[await read_status(reader, 2)] += 1
+        writer.close()
+
+
+async def slow_connection(
+    target: Target, source: str, interval: float, stop: asyncio.Event, answers: Counter[str]
+) -> None:
+    """A byte every ``interval`` seconds; a new connection whenever the server ends one."""
+    await asyncio.sleep(random.uniform(0, interval))
+    while not stop.is_set():
+        try:
+            reader, writer = await target.open(source)
+        except OSError as exc:
+            answers[f"connect {type(exc).__name__}"] += 1
+            await asyncio.sleep(interval)
+            continue
+        answers["opened"] += 1
+        answer = asyncio.ensure_future(read_status(reader, 3600))
+        try:
+            writer.write(b"GET / HTTP/1.1\r\n")
+            while not stop.is_set() and not answer.done():
+                await asyncio.wait([answer], timeout=interval)
+                if not answer.done():
+                    writer.write(b"X")
+                    await writer.drain()
+        except OSError:
+            pass
+        if answer.done():
+            answers[answer.result()] += 1
+        else:
+            answer.cancel()
+        writer.close()
+
+
+def big_record(size: int) -> bytes:
+    """A valid record (examples/valid.json) padded with an unknown key to at most ``size`` bytes."""
+    record = json.loads((ROOT / "examples" / "valid.json").read_text())
+    record["nonce"] = NONCE.decode()
+    base = len(json.dumps(record, separators=(",", ":")))
+    item = "x" * 14
+    each = len(item) + 3  # the quotes and a comma
+    count = max(0, min((size - base - 20) // each, MAX_VALUES - 1000))
+    record["padding"] = [item] * count
+    body = json.dumps(record, separators=(",", ":")).encode()
+    assert len(body) <= size, (len(body), size)
+    return body
+
+
+async def poster(
+    target: Target, source: str, body: bytes, stop: asyncio.Event, results: list[tuple[str, float]]
+) -> None:
+    """Posts ``body`` (a new nonce each time) to /api/records, one after another."""
+    head = (
+        f"POST /api/records HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    ).encode()
+    while not stop.is_set():
+        start = time.perf_counter()
+        try:
+            reader, writer = await target.open(source)
+            nonce = f"nonce-{random.getrandbits(32):010d}".encode()
+            writer.write(head + body.replace(NONCE, nonce, 1))
+            status = await read_status(reader, 300)
+            writer.close()
+        except OSError as exc:
+            status = type(exc).__name__
+        results.append((status, time.perf_counter() - start))
+        if status not in ("200", "201"):
+            await asyncio.sleep(0.05)  # refused: try again (almost) at once
+
+
+async def attack(
+    settings: dict[str, Any], stop_flag: EventType, halt_posting: EventType
+) -> dict[str, Any]:
+    # A TLS connection the server cut off may make uvloop report an error on the
+    # closed transport; that is the attack working, not a failure of this script.
+    asyncio.get_running_loop().set_exception_handler(lambda _loop, _context: None)
+    tls = None
+    if settings["cafile"]:
+        tls = ssl.create_default_context(cafile=settings["cafile"])
+    target = Target(settings["host"], settings["port"], tls)
+    stop = asyncio.Event()
+    stop_posting = asyncio.Event()
+    report: dict[str, Any] = {}
+    slow_answers: Counter[str] = Counter()
+    posted: list[tuple[str, float]] = []
+    body = big_record(settings["record_bytes"])
+    tasks = [asyncio.create_task(endless_header(target, stop, report))]
+    tasks += [
+        asyncio.create_task(
+            slow_connection(target, address(3, i), settings["slow_interval"], stop, slow_answers)
+        )
+        for i in range(settings["slow"])
+    ]
+    tasks += [
+        asyncio.create_task(poster(target, address(7, i), body, stop_posting, posted))
+        for i in range(settings["posters"])
+    ]
+    while not stop_flag.is_set():
+        if halt_posting.is_set():
+            stop_posting.set()
+        await asyncio.sleep(0.2)
+    stop.set()
+    stop_posting.set()
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    statuses = Counter(status for status, _ in posted)
+    endless = report.pop("endless_header")
+    written = endless["bytes_written_per_attempt"]
+    report["endless_header"] = {
+        "attempts": len(written),
+        "answers": dict(endless["answers"]),
+        "max_bytes_written_per_attempt": max(written, default=0),
+    }
+    report["slow"] = dict(slow_answers)
+    report["posters"] = {
+        "record_bytes": len(body),
+        "answers": dict(statuses),
+        "mean_seconds": round(sum(t for _, t in posted) / len(posted), 2) if posted else None,
+    }
+    cpu = resource.getrusage(resource.RUSAGE_SELF)
+    report["attacker_cpu_s"] = round(cpu.ru_utime + cpu.ru_stime, 1)
+    return report
+
+
+def attack_process(
+    settings: dict[str, Any], stop_flag: EventType, halt_posting: EventType, out: Any
+) -> None:
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL)  # "SSL connection is closed": cut off
+    out.send(run_loop(attack(settings, stop_flag, halt_posting)))
+
+
+# ------------------------------------------------------------------ measuring the server
+
+
+def rss_mb(pid: int) -> float:
+    total = 0
+    for member in family(pid):
+        with contextlib.suppress(OSError):
+            for line in Path(f"/proc/{member}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+    return total / 1024
+
+
+def disk_bytes(db: Path) -> int:
+    return sum(
+        path.stat().st_size
+        for path in db.parent.iterdir()
+        if path.name.startswith(db.name) and path.is_file()
+    )
+
+
+def run_loop(coro: Coroutine[Any, Any, T]) -> T:
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(coro)
+    return uvloop.run(coro)
+
+
+def bench(via: str, args: argparse.Namespace, folder: Path) -> None:
+    db = folder / f"abuse-{via}.sqlite3"
+    extra = ["--no-access-log", "--no-analysis"]
+    if via == "nginx":
+        extra += ["--forwarded-allow-ips", "127.0.0.1"]
+    with ServerProcess(str(db), folder, *extra) as server:
+        assert server.process is not None
+        pid = server.process.pid
+        nginx = NginxProcess(server.port).start() if via == "nginx" else None
+        try:
+            host, port = "127.0.0.1", nginx.https_port if nginx else server.port
+            cafile = str(nginx.cert) if nginx else None
+            tls = ssl.create_default_context(cafile=cafile) if cafile else None
+            target = Target(host, port, tls)
+            print(f"== {via} ({'https://' if nginx else 'http://'}{host}:{port})", flush=True)
+            if args.throughput_seconds > 0 and not nginx:
+                result = run_loop(
+                    load(host, port, args.closed_players, 3.0, args.throughput_seconds, 0.0)
+                )
+                print(
+                    f"{via}: throughput without attack, {args.closed_players} players in a "
+                    f"closed loop, {args.throughput_seconds:.0f} s: "
+                    f"{result['moves_per_s']:,.0f} acknowledged durable moves/s, "
+                    f"p50 {result['p50_ms']:.1f} ms, p99 {result['p99_ms']:.1f} ms, "
+                    f"errors {result['errors']:.0f}; load average {os.getloadavg()[0]:.1f}",
+                    flush=True,
+                )
+            rss: list[float] = []
+            disk0 = disk_bytes(db)
+
+            def sample() -> None:
+                rss.append(rss_mb(pid))
+
+            if args.calm_seconds > 0:
+                sched0 = run_and_wait(pid)
+                calm = run_loop(
+                    honest_phase(target, args.players, args.rate, 3.0, args.calm_seconds, sample)
+                )
+                print_phase(via, "no attack", args, calm, rss, 0, sched0, run_and_wait(pid))
+            rss.clear()
+            disk0 = disk_bytes(db)
+            settings = {
+                "host": host,
+                "port": port,
+                "cafile": cafile,
+                "slow": args.slow,
+                "slow_interval": args.slow_interval,
+                "posters": args.posters,
+                "record_bytes": args.record_bytes,
+            }
+            context = multiprocessing.get_context("spawn")
+            stop_flag, halt_posting = context.Event(), context.Event()
+            receiving, sending = context.Pipe(duplex=False)
+            attacker = context.Process(
+                target=attack_process, args=(settings, stop_flag, halt_posting, sending)
+            )
+            attacker.start()
+            time.sleep(args.slow_interval + 2)  # every slow connection is open
+
+            def sample_and_guard() -> None:
+                rss.append(rss_mb(pid))
+                if disk_bytes(db) - disk0 > args.max_disk_mb * 1024 * 1024:
+                    halt_posting.set()
+
+            sched0 = run_and_wait(pid)
+            under = run_loop(
+                honest_phase(target, args.players, args.rate, 2.0, args.seconds, sample_and_guard)
+            )
+            sched1 = run_and_wait(pid)
+            stop_flag.set()
+            report = receiving.recv() if receiving.poll(120) else {"error": "no report"}
+            attacker.join(30)
+            print_phase(
+                via, "under attack", args, under, rss, disk_bytes(db) - disk0, sched0, sched1
+            )
+            if halt_posting.is_set():
+                print(f"{via}: posting stopped: the files grew past {args.max_disk_mb} MB")
+            print(f"{via}: attackers: {json.dumps(report)}", flush=True)
+        finally:
+            if nginx is not None:
+                nginx.stop()
+
+
+def print_phase(
+    via: str,
+    phase: str,
+    args: argparse.Namespace,
+    result: dict[str, Any],
+    rss: list[float],
+    disk_growth: int,
+    sched0: tuple[float, float],
+    sched1: tuple[float, float],
+) -> None:
+    """One phase's line; ``sched*``: the server's CPU time run and waited for, before and after."""
+    ran, waited = sched1[0] - sched0[0], sched1[1] - sched0[1]
+    timeline = " ".join(f"{value:.0f}" for value in rss[:: max(1, len(rss) // 12)])
+    print(
+        f"{via}, {phase}: {args.players} players at {args.rate:g} moves/s: "
+        f"{result['moves_per_s']:,.0f} moves/s acknowledged, p50 {result['p50_ms']:.1f} ms, "
+        f"p99 {result['p99_ms']:.1f} ms, max {result['max_ms']:.1f} ms, "
+        f"errors {result['errors']} {result['failures'] or ''}; "
+        f"server RSS max {max(rss, default=0):.0f} MB (over time: {timeline}); "
+        f"database files grew {disk_growth / 1e6:,.1f} MB; server threads ran {ran:.1f} s "
+        f"and waited {waited:.1f} s for a CPU; load average {os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--via", choices=["direct", "nginx", "both"], default="both")
+    parser.add_argument("--players", type=int, default=200)
+    parser.add_argument("--rate", type=float, default=10.0)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--calm-seconds", type=float, default=15.0)
+    parser.add_argument("--closed-players", type=int, default=50)
+    parser.add_argument("--throughput-seconds", type=float, default=10.0)
+    parser.add_argument("--slow", type=int, default=1000)
+    parser.add_argument("--slow-interval", type=float, default=3.0)
+    parser.add_argument("--posters", type=int, default=3)
+    parser.add_argument("--record-bytes", type=int, default=MAX_INPUT_BYTES)
+    parser.add_argument("--max-disk-mb", type=int, default=4096)
+    args = parser.parse_args()
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    with tempfile.TemporaryDirectory() as tmp:
+        for via in ("direct", "nginx") if args.via == "both" else (args.via,):
+            bench(via, args, Path(tmp))
+
+
+if __name__ == "__main__":
+    main()

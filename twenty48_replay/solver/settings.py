@@ -1,0 +1,74 @@
+"""What a search is asked and what it answers, shared by both searches.
+
+Pure Python (no NumPy): the C search (:mod:`~twenty48_replay.solver.native_search`)
+needs these and nothing of the NumPy search, so a hint with the C search never
+pays for importing NumPy.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import attrs
+
+from twenty48_replay.board import Board
+
+#: The deepest search either engine accepts (the C search's recursion bound).
+MAX_PLIES: Final = 25
+
+
+@attrs.frozen
+class SearchSettings:
+    """Knobs of the search (both engines: NumPy and C).
+
+    The default budget is sized for the NumPy search's speed goal (20 moves/s
+    with two games in parallel on two cores); the other defaults are
+    nneonneo's.  :mod:`~twenty48_replay.solver.strength` holds the settings
+    each engine uses by default and for ``--strength deep``.
+
+    ``max_nodes`` bounds the boards created per move (afterstates plus
+    spawned states; None: no bound); ``cutoff`` is the probability below
+    which a branch is scored by the heuristic; ``min_plies``/``max_plies``
+    clamp the adaptive depth; ``time_limit`` (seconds, optional, NumPy
+    search only) stops deepening once spent.
+    """
+
+    max_nodes: int | None = 250_000
+    cutoff: float = 1e-4
+    min_plies: int = 2
+    max_plies: int = 8
+    time_limit: float | None = None
+
+    def __attrs_post_init__(self) -> None:
+        if self.max_nodes is not None and self.max_nodes < 1:
+            raise ValueError(f"max_nodes must be at least 1 or None, not {self.max_nodes}")
+        if not 0.0 <= self.cutoff <= 1.0:
+            raise ValueError(f"cutoff must be from 0 to 1, not {self.cutoff}")
+        for name, plies in (("min_plies", self.min_plies), ("max_plies", self.max_plies)):
+            if not 1 <= plies <= MAX_PLIES:
+                raise ValueError(f"{name} must be from 1 to {MAX_PLIES}, not {plies}")
+
+
+@attrs.frozen
+class SearchResult:
+    """Expected value of each valid direction code, plus what the search did."""
+
+    values: dict[int, float]
+    plies: int
+    nodes: int
+
+
+def distinct_tiles(board: Board) -> int:
+    """Number of distinct tile values on a board (drives the search depth)."""
+    return len({board.exponent(i) for i in range(16)} - {0})
+
+
+def plies_for(board: Board, settings: SearchSettings) -> int:
+    """Move plies to search from ``board`` (including the move being chosen).
+
+    nneonneo's rule: ``max(3, distinct tiles - 2)`` plies after the move
+    (crowded boards with many distinct tiles are the dangerous ones), then
+    clamped by the settings.
+    """
+    plies = max(3, distinct_tiles(board) - 2) + 1
+    return max(settings.min_plies, min(settings.max_plies, plies))

@@ -1,0 +1,45 @@
+"""How hard the solver searches: the settings behind ``--strength``.
+
+* ``default``: what ``hint``, ``autoplay``, ``analyze`` and ``play``'s hint
+  use.  Sized per engine: the NumPy search spends a budget of 250,000 nodes
+  (20-30 moves/s); the C search, about ten times faster per node and
+  without NumPy's per-call overhead, a larger budget that still answers a
+  hint well under 100 ms and plays more than 100 moves/s.
+* ``deep``: nneonneo/2048-ai's search as published: its depth rule
+  (``max(3, distinct tiles - 2)`` plies after the move) with its "max search
+  depth of 8", its probability cut-off (1e-4) and no node budget, the
+  configuration behind its published results (16384 in 94% of games, 32768
+  in 36%).  Its current code has no cap on the depth (9 to 11 plies in the
+  late game); ``SearchSettings(max_nodes=None, max_plies=16)`` searches
+  that.  A move can take a second or more; the NumPy engine gets there too,
+  much more slowly.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Final
+
+from twenty48_replay.solver.settings import SearchSettings
+
+
+class Strength(enum.Enum):
+    """A named search strength (the value is the command-line spelling)."""
+
+    DEFAULT = "default"
+    DEEP = "deep"
+
+
+#: The NumPy search's default (unchanged since issue 5).
+NUMPY_DEFAULT: Final = SearchSettings()
+#: The C search's default: see the module docstring and README "Performance".
+NATIVE_DEFAULT: Final = SearchSettings(max_nodes=2_000_000, max_plies=8)
+#: nneonneo's depth rule (at most 8 plies after the move) and cut-off, no budget.
+DEEP: Final = SearchSettings(max_nodes=None, min_plies=2, max_plies=9)
+
+
+def settings_for(strength: Strength, *, native: bool) -> SearchSettings:
+    """The settings of ``strength`` for the C search (``native``) or the NumPy one."""
+    if strength is Strength.DEEP:
+        return DEEP
+    return NATIVE_DEFAULT if native else NUMPY_DEFAULT
