@@ -17,6 +17,8 @@ from twenty48_replay import __version__, i18n, native
 from twenty48_replay.errors import EXIT_UNUSABLE, Twenty48Error
 from twenty48_replay.i18n import N_, _
 
+from .admin_cmd import admin_app, keys_command, revoke_key_command
+from .backup_cmd import backup_command
 from .evidence_cmd import evidence_command
 from .games_cmd import check_command, list_command, show_command, stats_command, where_command
 from .helptext import ROOT_EXAMPLES, examples
@@ -27,6 +29,7 @@ from .replay_cmd import replay_command
 from .serve_cmd import serve_command
 from .solver_cmd import analyze_command, autoplay_command, hint_command
 from .typer_help import Group, register
+from .usage import usage_message
 from .verify_cmd import verify_command
 
 app = typer.Typer(
@@ -108,6 +111,10 @@ register(app, "check", check_command)
 register(app, "where", where_command)
 register(app, "evidence", evidence_command)
 register(app, "serve", serve_command)
+register(app, "backup", backup_command)
+register(admin_app, "keys", keys_command, group="admin")
+register(admin_app, "revoke-key", revoke_key_command, group="admin")
+app.add_typer(admin_app, name="admin")
 
 
 # Typer re-exports only BadParameter from the click it uses (vendored in newer
@@ -123,11 +130,9 @@ def _usage_error_line(exc: Exception) -> str:
     Typer's default is a Rich panel that wraps long messages (a file path is
     enough) over several lines; scripts and people both read one line better.
     """
-    message = " ".join(str(getattr(exc, "format_message", exc.__str__)()).split())
+    message = " ".join(usage_message(exc).split())
     ctx = getattr(exc, "ctx", None)
     command = ctx.command_path if ctx is not None else _command_in_argv()
-    if message.startswith("Invalid value: "):
-        message = message.removeprefix("Invalid value: ")
     return _("{message} (see '{command} -h')").format(message=message, command=command)
 
 
@@ -139,7 +144,10 @@ def _command_in_argv() -> str:
     command's own, not the list of commands.
     """
     names = {command.name for command in app.registered_commands}
-    word = next((arg for arg in sys.argv[1:] if not arg.startswith("-")), None)
+    words = sys.argv[1:]
+    if "--lang" in words[:-1]:  # its value is no command
+        del words[words.index("--lang") + 1]
+    word = next((arg for arg in words if not arg.startswith("-")), None)
     return f"twenty48 {word}" if word in names else "twenty48"
 
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
-from twenty48_replay.errors import EXIT_FAILED
+from twenty48_replay.errors import EXIT_FAILED, GameNotFoundError, Twenty48Error
 from twenty48_replay.i18n import N_, _, decimal, ngettext
 from twenty48_replay.text import printable
 from twenty48_replay.timestamps import record_times
@@ -21,7 +22,7 @@ from .render import board_text, summary_line
 STATE_WORDS = (N_("playing"), N_("won"), N_("over"), N_("damaged"), N_("ended"))
 
 if TYPE_CHECKING:
-    from twenty48_replay.store import GameInfo
+    from twenty48_replay.store import GameInfo, Store
 
 
 def shown_state(info: GameInfo) -> str:
@@ -33,6 +34,33 @@ def shown_state(info: GameInfo) -> str:
     if info.sealed and info.state_label == "playing":
         return "ended"
     return info.state_label
+
+
+def origin_text(info: GameInfo, urls: dict[str, str]) -> str | None:
+    """A kept fair game's server and its id there, for people; None for other games.
+
+    The server is its URL where ``play --server`` remembered it, else its signing key.
+    """
+    from twenty48_replay.store.servers import fair_origin
+
+    origin = fair_origin(info.extra)
+    if origin is None:
+        return None
+    game = printable(str(origin.game_id))
+    url = urls.get(origin.key_id)
+    if url is None:
+        return _("server game {game}, signing key {key}").format(game=game, key=origin.key_id)
+    return _("server game {game} on {server}").format(game=game, server=printable(url))
+
+
+def origin_json(info: GameInfo, urls: dict[str, str]) -> dict[str, object] | None:
+    """``list --json``'s ``server_game``: the id on the server, its key id and URL (or null)."""
+    from twenty48_replay.store.servers import fair_origin
+
+    origin = fair_origin(info.extra)
+    if origin is None:
+        return None
+    return {"id": origin.game_id, "key_id": origin.key_id, "server": urls.get(origin.key_id)}
 
 
 StateFilter = Literal["all", "unfinished", "over", "won"]
@@ -57,6 +85,7 @@ def list_command(
     player = checked_player(player)
     with open_store(db) as store:
         games = store.list_games(limit=limit, state=state, player=player)
+        urls = store.server_urls() if any(g.sealed for g in games) else {}
     if as_json:
         for g in games:
             emit_json(
@@ -73,6 +102,7 @@ def list_command(
                     "over": g.over,
                     "assisted": g.assisted,
                     "sealed": g.sealed,
+                    "server_game": origin_json(g, urls),
                 }
             )
         return
@@ -88,34 +118,63 @@ def list_command(
     players = [printable(g.player) if g.player else "-" for g in games]
     heading = {
         key: _(key)
-        for key in (N_("id"), N_("played"), N_("player"), N_("score"), N_("max"), N_("moves"))
+        for key in (
+            N_("id"),
+            N_("played"),
+            N_("player"),
+            N_("score"),
+            N_("max"),
+            N_("moves"),
+            N_("server game"),
+        )
     }
     width = min(max(len(heading["player"]), *(len(name) for name in players)), PLAYER_WIDTH)
+    # A fair game's id on its server, as 'show' takes it: only when one is listed.
+    servers = [server_reference(g, urls) or "-" for g in games]
+    server_width = max(len(heading["server game"]), *map(len, servers))
+    server_column = any(reference != "-" for reference in servers)
+    server_heading = f"{heading['server game']:{server_width}}  " if server_column else ""
     emit(
         f"{heading['id']:>5}  {heading['played']:16}  {heading['player']:{width}}  "
-        f"{heading['score']:>8}  {heading['max']:>6}  {heading['moves']:>6}  " + _("state")
+        f"{heading['score']:>8}  {heading['max']:>6}  {heading['moves']:>6}  "
+        + server_heading
+        + _("state")
     )
-    for g, name in zip(games, players, strict=True):
+    for g, name, reference in zip(games, players, servers, strict=True):
         label = _(shown_state(g)) + "".join(
             f" ({_(flag)})"
             for flag, on in ((N_("assisted"), g.assisted), (N_("signed"), g.sealed))
             if on
         )
         shown = name if len(name) <= width else name[: width - 3] + "..."
+        server = f"{reference:{server_width}}  " if server_column else ""
         emit(
             f"{g.id:>5}  {local_time(g.updated_ms):16}  {shown:{width}}  {g.score:>8}  "
-            f"{g.max_tile:>6}  {g.move_count:>6}  {label}"
+            f"{g.max_tile:>6}  {g.move_count:>6}  {server}{label}"
         )
 
 
+def server_reference(info: GameInfo, urls: dict[str, str]) -> str | None:
+    """``SERVER#ID`` of a kept fair game, as ``show`` takes it (SERVER: URL, else key id)."""
+    from twenty48_replay.store.servers import fair_origin
+
+    origin = fair_origin(info.extra)
+    if origin is None:
+        return None
+    server = urls.get(origin.key_id, origin.key_id)
+    return printable(f"{server}#{origin.game_id}")
+
+
 def show_command(
-    game_id: Annotated[
-        int,
+    game: Annotated[
+        str,
         typer.Argument(
-            min=1,
-            max=MAX_GAME_ID,
             metavar="ID",
-            help=N_("Game id (see 'twenty48 list')."),
+            help=N_(
+                "Game id (see 'twenty48 list'), or SERVER#ID: a fair game by its id on its "
+                "server (SERVER: its URL or signing key id, as 'list' shows them)."
+            ),
+            show_default=False,
         ),
     ],
     db: DbOption = None,
@@ -123,7 +182,27 @@ def show_command(
 ) -> None:
     """One game: board, score and a summary of its record."""
     with open_store(db) as store:
-        info, record = store.game_info_and_record(game_id)
+        game_id = resolve_game(store, game)
+        try:
+            info, record = store.game_info_and_record(game_id)
+        except GameNotFoundError:
+            held = store.games_from_server(game_id)
+            if not held:
+                raise
+            urls = store.server_urls()
+            first = store.game_info(held[0])
+            raise Twenty48Error(
+                _(
+                    "no game {id} here; server game {id} ({server}) is local game {local}: "
+                    "twenty48 show {local}"
+                ).format(id=game_id, server=server_name(first, urls), local=held[0])
+            ) from None
+        urls = store.server_urls() if info.sealed else {}
+        others = (
+            [local for local in store.games_from_server(game_id) if local != game_id]
+            if game.isdigit()
+            else []
+        )
     if as_json:
         emit_json(
             {"id": info.id, "state": info.state_label, "sealed": info.sealed, **record.to_dict()}
@@ -143,6 +222,88 @@ def show_command(
     emit(board_text(info.board))
     tail = record.moves[-60:]
     emit(_("moves: {moves}").format(moves=("..." if len(record.moves) > 60 else "") + tail))
+    origin = origin_text(info, urls)
+    if origin is not None:
+        emit(
+            _("{origin} (twenty48 show {reference})").format(
+                origin=origin, reference=server_reference(info, urls)
+            )
+        )
+    for local in others:
+        warn(
+            _("note: server game {id} is local game {local}: twenty48 show {local}").format(
+                id=game_id, local=local
+            )
+        )
+
+
+def server_name(info: GameInfo, urls: dict[str, str]) -> str:
+    """A kept fair game's server: its URL where known, else its signing key."""
+    from twenty48_replay.store.servers import fair_origin
+
+    origin = fair_origin(info.extra)
+    if origin is None:
+        return "-"
+    url = urls.get(origin.key_id)
+    if url is None:
+        return _("signing key {key}").format(key=origin.key_id)
+    return printable(url)
+
+
+def resolve_game(store: Store, text: str) -> int:
+    """The local id ``show`` means: a number, or ``SERVER_URL#ID`` (a fair game's server id)."""
+    from twenty48_replay.client import ServerUrlError, server_url
+
+    if text.isascii() and text.isdigit():
+        number = int(text)
+        if not 1 <= number <= MAX_GAME_ID:
+            raise typer.BadParameter(
+                _("game id {id} is out of range (1 to {most})").format(
+                    id=printable(text), most=MAX_GAME_ID
+                )
+            )
+        return number
+    where, sep, ident = text.rpartition("#")
+    if not sep or not where or not ident:
+        raise typer.BadParameter(
+            _(
+                "{text} is not a game id: give a number from 'twenty48 list', or "
+                "SERVER#ID for a fair game by its id on its server"
+            ).format(text=printable(repr(text)))
+        )
+    server_id = server_game_id(ident)
+    if KEY_ID.fullmatch(where):  # a signing key's id, as 'list' shows an imported record's
+        keys, url = [where], where
+    else:
+        try:
+            url = server_url(where)
+        except ServerUrlError as exc:
+            raise typer.BadParameter(_(exc.reason)) from None
+        keys = [key for key, known in store.server_urls().items() if known == url]
+    if not keys:
+        raise Twenty48Error(
+            _("no fair game from {url} is kept here (twenty48 play --server {url})").format(
+                url=printable(url)
+            )
+        )
+    held = [local for key in keys for local in store.games_from_server(server_id, key)]
+    if not held:
+        raise Twenty48Error(
+            _("no game here holds {url}#{id}").format(url=printable(url), id=printable(ident))
+        )
+    return min(held)
+
+
+KEY_ID = re.compile(r"[0-9a-f]{16}")
+
+
+def server_game_id(text: str) -> int | str:
+    """A server's game id as its records write it: a number up to 2^53, or text."""
+    if text.isascii() and text.isdigit() and int(text) <= 2**53:
+        return int(text)
+    if len(text) > 128:
+        raise typer.BadParameter(_("a server game id has at most 128 characters"))
+    return text
 
 
 def dates_line(info: GameInfo) -> str:

@@ -102,6 +102,21 @@ HELP: Final = {
     "serve": N_(
         "Serve fair games, signed records and a leaderboard over HTTP (JSON API and web pages)."
     ),
+    "backup": N_(
+        "A consistent copy of the SQLite database, made while it is in use (serve may run).\n"
+        "\n"
+        "The server's signing key is a separate file: back it up too. PostgreSQL is\n"
+        "backed up with pg_dump (docs/operating.md)."
+    ),
+    "admin keys": N_(
+        "Every key the server has signed with: its period of use, and whether it is revoked."
+    ),
+    "admin revoke-key": N_(
+        "Mark a retired key revoked: every record it signed is refused by verify --trust URL.\n"
+        "\n"
+        "The key in use cannot be revoked: rotate first (serve --rotate-key).\n"
+        "A revocation is final, kept in the database's append-only key history."
+    ),
 }
 
 ROOT_EXAMPLES: Final = (
@@ -212,6 +227,38 @@ EXAMPLES: Final = {
         (
             N_("Two processes over one PostgreSQL database"),
             "twenty48 serve --workers 2 --db postgresql+psycopg://user@host/db",
+        ),
+        (
+            N_("Behind a proxy, for one host name"),
+            "twenty48 serve --allowed-host game.example.org --forwarded-allow-ips 127.0.0.1",
+        ),
+        (
+            N_("Sign with a new key from now on (the old one stays published)"),
+            "twenty48 serve --key new-key.pem --rotate-key",
+        ),
+    ),
+    "backup": (
+        (
+            N_("Copy the database while the server runs"),
+            "twenty48 backup --db games.sqlite3 -o backup.sqlite3",
+        ),
+        (
+            N_("Replace last night's copy"),
+            "twenty48 backup --db games.sqlite3 -o nightly.sqlite3 --force",
+        ),
+    ),
+    "admin keys": (
+        (N_("The server's keys"), "twenty48 admin keys --db games.sqlite3"),
+        (N_("The same as JSON"), "twenty48 admin keys --db games.sqlite3 --json"),
+    ),
+    "admin revoke-key": (
+        (
+            N_("Revoke a retired key that leaked"),
+            'twenty48 admin revoke-key 0123456789abcdef --reason "copied off the old host"',
+        ),
+        (
+            N_("On a PostgreSQL database"),
+            "twenty48 admin revoke-key 0123456789abcdef --reason TEXT --db postgresql+psycopg://...",
         ),
     ),
 }

@@ -64,3 +64,5 @@ MIN_HEADER_BYTES: Final = 1024
 MAX_HEADER_BYTES: Final = 1024 * 1024
 #: ``serve --header-timeout``, ``--idle-timeout``, ``--body-timeout``, in seconds.
 MAX_TIMEOUT: Final = 3600
+#: How many times a repeatable ``serve`` option (``--allowed-host``, ...) may be given.
+MAX_LISTED: Final = 100

@@ -68,7 +68,9 @@ def choose_session(
         try:
             seed_key(seed)
         except RecordError as exc:
-            raise typer.BadParameter(_("--seed: {reason}").format(reason=_(exc.reason))) from None
+            raise typer.BadParameter(
+                _("--seed: {reason}").format(reason=exc.code.translated())
+            ) from None
     if game is not None:
         session = store.open_game(game)
         if session.sealed:  # refused before the UI opens or a letter is read
@@ -177,7 +179,7 @@ def play_on_server(
             validate_client_seed(client_seed)
         except RecordError as exc:
             raise typer.BadParameter(
-                _("--client-seed: {reason}").format(reason=_(exc.reason))
+                _("--client-seed: {reason}").format(reason=exc.code.translated())
             ) from None
     from .remote_play import remote_ui_play, scripted_remote_play
 

@@ -17,7 +17,7 @@ from twenty48_replay.errors import (
     EXIT_UNUSABLE,
     Twenty48Error,
 )
-from twenty48_replay.i18n import N_, _, number
+from twenty48_replay.i18n import LANGUAGES, N_, _, ngettext, number
 from twenty48_replay.sources import expand_paths, location, read_raw
 from twenty48_replay.text import json_text, printable
 
@@ -155,6 +155,15 @@ def export_command(
             show_default=False,
         ),
     ] = None,
+    page_language: Annotated[
+        str | None,
+        typer.Option(
+            "--lang",
+            metavar="en|da",
+            help=N_("html: the page's language, en or da (default: the language of messages)."),
+            show_default=False,
+        ),
+    ] = None,
     db: DbOption = None,
 ) -> None:
     """Write games as v1 records (JSON, JSON Lines for --all), an SVG or GIF picture, or a
@@ -168,6 +177,7 @@ def export_command(
         ("frame_ms", "--frame-ms", ExportFormat.GIF),
         ("size", "--size", ExportFormat.GIF),
         ("trust", "--trust", ExportFormat.HTML),
+        ("page_language", "--lang", ExportFormat.HTML),
     ):
         source = ctx.get_parameter_source(name)
         given = source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
@@ -177,6 +187,12 @@ def export_command(
                     option=option, wanted=wanted, given=fmt
                 )
             )
+    if page_language is not None and page_language not in LANGUAGES:
+        raise typer.BadParameter(
+            _("--lang: {value} is not a language; choose one of {languages}").format(
+                value=page_language, languages=", ".join(LANGUAGES)
+            )
+        )
     protected = _protected(db, target)
     if output is not None and not is_stdout(output):
         check_output(output, protected)
@@ -186,7 +202,7 @@ def export_command(
     if all_games or target is None:
         raise typer.BadParameter(_("--all exports records; pictures and pages are of one game"))
     if fmt is ExportFormat.HTML:
-        _export_html(target, trust, output, db, protected)
+        _export_html(target, trust, output, db, protected, page_language)
     elif fmt is ExportFormat.SVG:
         _export_svg(target, at, output, db, protected)
     else:
@@ -260,7 +276,12 @@ def _export_gif(
 
 
 def _export_html(
-    target: str, trust: str | None, output: Path | None, db: str | None, protected: list[Path]
+    target: str,
+    trust: str | None,
+    output: Path | None,
+    db: str | None,
+    protected: list[Path],
+    language: str | None = None,
 ) -> None:
     """The self-verifying replay page of one record.
 
@@ -277,13 +298,13 @@ def _export_html(
     if trust is not None:
         trusted = load_trusted(trust)
     record, label = load_target(target, db)
-    loaded = Loaded(record, label, verify(record, trusted).reasons)
+    loaded = Loaded(record, label, tuple(verify(record, trusted).translated_reasons()))
     page_key = None
     if trusted is not None:
         page_key = (
             trusted.keys.to_json() if isinstance(trusted, TrustedKeySet) else trusted.public_key
         )
-    html = replay_page(record, trusted_key=page_key).encode("utf-8")
+    html = replay_page(record, trusted_key=page_key, language=language).encode("utf-8")
     _write(output, html, _("the replay page as HTML"), protected)
     loaded.finish()
 
@@ -343,7 +364,9 @@ def _export_records(
                 else:
                     lines.append(outcome.to_json() + "\n")
             text = "".join(lines)
-            what = _("{count} record(s)").format(count=len(lines))
+            what = ngettext("{count} record", "{count} records", len(lines)).format(
+                count=len(lines)
+            )
         else:
             text = store.game_as_record(number).to_json(indent=2) + "\n"
             what = _("1 record")
@@ -398,7 +421,7 @@ def import_command(
                 counts["invalid"] += 1
                 warn(
                     _("{where}: INVALID, not imported: {reason}").format(
-                        where=where, reason=exc.reason
+                        where=where, reason=exc.translated()
                     )
                 )
                 continue
@@ -412,12 +435,14 @@ def import_command(
             else:
                 counts["imported"] += 1
                 emit(_("{where}: imported as game {id}").format(where=where, id=outcome.game_id))
-    warn(
-        _(
-            "{imported} imported, {duplicate} duplicate(s) skipped, "
-            "{invalid} invalid, {unreadable} unreadable"
-        ).format(**counts)
+    parts = (
+        ngettext("{count} imported", "{count} imported", counts["imported"]),
+        ngettext("{count} duplicate skipped", "{count} duplicates skipped", counts["duplicate"]),
+        ngettext("{count} invalid", "{count} invalid", counts["invalid"]),
+        ngettext("{count} unreadable", "{count} unreadable", counts["unreadable"]),
     )
+    numbers = (counts["imported"], counts["duplicate"], counts["invalid"], counts["unreadable"])
+    warn(", ".join(part.format(count=n) for part, n in zip(parts, numbers, strict=True)))
     if counts["unreadable"]:
         raise typer.Exit(EXIT_UNUSABLE)
     raise typer.Exit(EXIT_FAILED if counts["invalid"] else EXIT_OK)

@@ -21,7 +21,8 @@ import typer
 
 from twenty48_replay.client import Client, MoveRefusedError, RemoteGame
 from twenty48_replay.errors import EXIT_FAILED, Twenty48Error
-from twenty48_replay.i18n import N_, _
+from twenty48_replay.i18n import N_, _, ngettext, number
+from twenty48_replay.text import printable
 from twenty48_replay.witness import UnfairServerError
 
 from .common import checked_moves, open_store
@@ -61,7 +62,10 @@ def keep_record(store: Store, game: RemoteGame, record: dict[str, Any]) -> int:
     record is not the game that was shown and played.
     """
     checked = game.check(record, trusted_key(game.client))
-    return store.import_record(checked).game_id
+    local = store.import_record(checked).game_id
+    # The record names its server's key, not its URL: keep the URL for list and show.
+    store.remember_server(str(record["fair"]["key_id"]), game.client.url)
+    return local
 
 
 KEPT = N_("evidence kept in the local store: twenty48 evidence {report}")
@@ -191,17 +195,24 @@ def remote_ui_play(
             local = keep_record(store, game, record)
     finally:
         client.close()
-    state = game.state
-    warn(
-        _(
-            "fair game {id}: score {score}, {moves} moves, finished and signed; "
-            "record at {url}, kept locally as game {local}"
-        ).format(
-            id=game.id,
-            score=state.score,
-            moves=state.moves,
-            url=client.record_url(game.id),
-            local=local,
-        )
-    )
+    warn(signed_line(game, client.record_url(game.id), local))
     warn(revealed(game, record))
+
+
+def signed_line(game: RemoteGame, record_url: str, local: int) -> str:
+    """What was signed, said once the game is over: the game, its score, where its record is."""
+    state = game.state
+    return ngettext(
+        "signed fair game {id}: score {score}, {moves} move, largest tile {tile}; "
+        "record at {url}, kept locally as game {local}",
+        "signed fair game {id}: score {score}, {moves} moves, largest tile {tile}; "
+        "record at {url}, kept locally as game {local}",
+        state.moves,
+    ).format(
+        id=game.id,
+        score=number(state.score),
+        moves=number(state.moves),
+        tile=number(state.max_tile),
+        url=printable(record_url),
+        local=local,
+    )

@@ -7,10 +7,73 @@ from typing import Annotated
 import typer
 
 from twenty48_replay.i18n import N_, _
+from twenty48_replay.text import printable
 
 from .common import DbOption
-from .limits import MAX_CONNECTIONS, MAX_HEADER_BYTES, MAX_TIMEOUT, MIN_HEADER_BYTES
+from .limits import (
+    MAX_CONNECTIONS,
+    MAX_HEADER_BYTES,
+    MAX_LISTED,
+    MAX_TIMEOUT,
+    MIN_HEADER_BYTES,
+)
 from .output import warn
+
+
+def _listed(values: list[str] | None, option: str) -> list[str]:
+    values = values or []
+    if len(values) > MAX_LISTED:
+        raise typer.BadParameter(
+            _("{option} is given {count} times; at most {limit}").format(
+                option=option, count=len(values), limit=MAX_LISTED
+            )
+        )
+    return values
+
+
+def _hosts(values: list[str] | None) -> list[str]:
+    """``--allowed-host`` checked now: a host name or address (a port is ignored), or ``*``."""
+    from twenty48_replay.server.request_guard import ANY_HOST, host_name
+
+    for value in _listed(values, "--allowed-host"):
+        if value != ANY_HOST and host_name(value) is None:
+            raise typer.BadParameter(
+                _("--allowed-host {value} is not a host name or address").format(
+                    value=printable(repr(value))
+                )
+            )
+    return values or []
+
+
+def _origins(values: list[str] | None) -> list[str]:
+    """``--allowed-origin`` checked now: ``http(s)://host[:port]``, nothing more."""
+    from twenty48_replay.server.request_guard import normalise_origin
+
+    for value in _listed(values, "--allowed-origin"):
+        if normalise_origin(value) is None:
+            raise typer.BadParameter(
+                _(
+                    "--allowed-origin {value} is not an origin such as https://example.org "
+                    "(a scheme, a host and perhaps a port; no path)"
+                ).format(value=printable(repr(value)))
+            )
+    return values or []
+
+
+def _networks(values: list[str] | None) -> list[str]:
+    """``--metrics-allow`` checked now: addresses or networks."""
+    import ipaddress
+
+    for value in _listed(values, "--metrics-allow"):
+        try:
+            ipaddress.ip_network(value.strip(), strict=False)
+        except ValueError:
+            raise typer.BadParameter(
+                _("--metrics-allow {value} is not an address or network").format(
+                    value=printable(repr(value))
+                )
+            ) from None
+    return values or []
 
 
 def _forwarded(text: str | None) -> str | None:
@@ -115,6 +178,55 @@ def serve_command(
     access_log: Annotated[
         bool, typer.Option("--access-log/--no-access-log", help=N_("Log every request."))
     ] = True,
+    rotate_key: Annotated[
+        bool,
+        typer.Option(
+            "--rotate-key",
+            help=N_(
+                "Sign with the key file's key from now on although the database signed with "
+                "another (made if the file is missing); the old key stays published as retired."
+            ),
+        ),
+    ] = False,
+    allowed_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allowed-host",
+            callback=_hosts,
+            metavar="NAME",
+            help=N_(
+                "A host name this server answers for (repeatable; * for any); other Host "
+                "headers get 400 (default: localhost and the --host address)."
+            ),
+            show_default=False,
+        ),
+    ] = None,
+    allowed_origin: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allowed-origin",
+            callback=_origins,
+            metavar="URL",
+            help=N_(
+                "Another web site whose pages may use this server's API "
+                "(https://example.org; repeatable); other sites get 403."
+            ),
+            show_default=False,
+        ),
+    ] = None,
+    metrics_allow: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--metrics-allow",
+            callback=_networks,
+            metavar="NETWORK",
+            help=N_(
+                "Client addresses or networks that may read /metrics (repeatable; "
+                "default: loopback only)."
+            ),
+            show_default=False,
+        ),
+    ] = None,
     forwarded_allow_ips: Annotated[
         str | None,
         typer.Option(
@@ -191,6 +303,7 @@ def serve_command(
 ) -> None:
     """Serve fair games, signed records and a leaderboard over HTTP (JSON API and web pages)."""
     from twenty48_replay.server.config import ServerConfig, key_path
+    from twenty48_replay.server.request_guard import ANY_HOST, default_allowed_hosts
     from twenty48_replay.server.run import check_listen, fit_connections, prepare, serve
     from twenty48_replay.server.transport import TransportLimits, parse_forwarded_allow_ips
 
@@ -204,6 +317,9 @@ def serve_command(
         analysis_plies=analysis_plies,
         analysis_positions=analysis_positions,
         analyze=analysis,
+        allowed_hosts=allowed_host or default_allowed_hosts(host),
+        allowed_origins=allowed_origin or (),
+        metrics_allow=metrics_allow or (),
     )
     wanted = TransportLimits(
         max_connections=max_connections,
@@ -215,8 +331,17 @@ def serve_command(
         forwarded_allow_ips=parse_forwarded_allow_ips(forwarded_allow_ips or ""),
     )
     check_listen(host, port)
-    name, server_key = prepare(config)
+    name, server_key, notes = prepare(config, rotate_key=rotate_key)
+    for note in notes:
+        warn(_("twenty48 serve: {note}").format(note=note))
     limits = fit_connections(wanted)
+    if ANY_HOST in config.allowed_hosts and not allowed_host:
+        warn(
+            _(
+                "twenty48 serve: listening on every address, so any Host header is accepted; "
+                "name this server's host names with --allowed-host"
+            )
+        )
     if limits.max_connections < wanted.max_connections:
         warn(
             _(

@@ -261,7 +261,9 @@ def autoplay_command(
             seed_key(seed)
             seed_key(f"{seed}-{games}")
         except RecordError as exc:
-            raise typer.BadParameter(_("--seed: {reason}").format(reason=_(exc.reason))) from None
+            raise typer.BadParameter(
+                _("--seed: {reason}").format(reason=exc.code.translated())
+            ) from None
     base = seed or new_seed()
     seeds = [base] + [f"{base}-{i}" for i in range(2, games + 1)]
     jobs = min(jobs or default_jobs(), games)
@@ -372,7 +374,11 @@ def _summary(rows: list[dict[str, Any]], until: int | None) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(title=_("autoplay: {count} game(s)").format(count=len(rows)))
+    table = Table(
+        title=ngettext("autoplay: {count} game", "autoplay: {count} games", len(rows)).format(
+            count=len(rows)
+        )
+    )
     columns = (N_("game"), N_("seed"), N_("score"), N_("max tile"), N_("moves"), N_("seconds"))
     for column in (*columns, N_("moves/s")):
         table.add_column(_(column), justify="left" if column == "seed" else "right")

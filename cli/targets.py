@@ -17,6 +17,7 @@ import typer
 
 from twenty48_replay.errors import EXIT_FAILED, RecordError
 from twenty48_replay.i18n import _
+from twenty48_replay.reasons import Reason
 from twenty48_replay.record import Record
 from twenty48_replay.replay import verify
 from twenty48_replay.sources import read_records
@@ -78,23 +79,20 @@ def load_target(target: str, db: str | None, index: int | None = None) -> tuple[
             raise item.error
         label = target if item.index == 1 else f"{target}:{item.index}"
         return item.record, label
-    where = f"line {index}" if index is not None else "any record"
-    raise RecordError(f"has no record at {where}", source=target)
+    if index is None:
+        raise RecordError(Reason("input.no_records"), source=target)
+    raise RecordError(Reason("input.no_record", {"line": index}), source=target)
 
 
 @attrs.frozen
 class Loaded:
-    """A record, its label for messages, and why it is invalid (empty: valid)."""
+    """A record, its label for messages, and why it is invalid (empty: valid), in words."""
 
     record: Record
     label: str
     reasons: tuple[str, ...]
     #: The stored game's id (None for a record file).
     game: int | None = None
-
-    def invalid_line(self) -> str:
-        """The one line every command prints for an invalid record."""
-        return f"{self.label}: INVALID: " + "; ".join(self.reasons)
 
     def finish(self) -> None:
         """After the command has done what it can: an invalid record's reasons, exit 1."""
@@ -110,7 +108,7 @@ class Loaded:
 def load_checked(target: str, db: str | None, index: int | None = None) -> Loaded:
     """:func:`load_target`, verified: the record's claims replayed and compared."""
     record, label = load_target(target, db, index)
-    return Loaded(record, label, verify(record).reasons, stored_game(target))
+    return Loaded(record, label, tuple(verify(record).translated_reasons()), stored_game(target))
 
 
 def step_at(timeline: Timeline, at: int | None, label: str, option: str = "--at") -> Step:

@@ -158,6 +158,11 @@ class Command(TyperCommand):
         return pieces
 
 
-def register(app: typer.Typer, name: str, function: Any) -> None:
-    """Add a command with its help, the usage line and the examples above."""
-    app.command(name, cls=Command, help=HELP[name], epilog=examples(EXAMPLES[name]))(function)
+def register(app: typer.Typer, name: str, function: Any, group: str = "") -> None:
+    """Add a command with its help, the usage line and the examples above.
+
+    ``group``: the command group it belongs to (``admin``), whose name
+    prefixes its entries in :data:`HELP` and :data:`EXAMPLES`.
+    """
+    key = f"{group} {name}" if group else name
+    app.command(name, cls=Command, help=HELP[key], epilog=examples(EXAMPLES[key]))(function)

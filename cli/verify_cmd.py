@@ -22,8 +22,9 @@ import typer
 
 from twenty48_replay import native
 from twenty48_replay.batch import Result, default_jobs, verify_many
-from twenty48_replay.errors import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE
+from twenty48_replay.errors import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, RecordError
 from twenty48_replay.i18n import N_, _, ngettext, number
+from twenty48_replay.reasons import Reason
 from twenty48_replay.sources import RawRecord, expand_paths, location, read_raw
 from twenty48_replay.text import printable
 
@@ -50,9 +51,18 @@ def describe(result: Result, line_sources: frozenset[str] | set[str] = frozenset
         return _("{where}: valid: {summary} · {fair}").format(
             where=where, summary=summary, fair=fair_label(result)
         )
+    reasons = "; ".join(Reason.from_json(code).translated() for code in result["reason_codes"])
     return _("{where}: INVALID: {reasons} [replayed {summary}] · {fair}").format(
-        where=where, reasons="; ".join(result["reasons"]), summary=summary, fair=fair_label(result)
+        where=where, reasons=reasons, summary=summary, fair=fair_label(result)
     )
+
+
+def unreadable_line(result: Result) -> str:
+    """The human line of an unreadable record: its ``error``, translated from ``error_code``."""
+    error = RecordError(
+        Reason.from_json(result["error_code"]), source=result["file"], index=result["index"]
+    )
+    return _("{error} (unreadable)").format(error=error.translated())
 
 
 def fair_label(result: Result) -> str:
@@ -282,7 +292,7 @@ def _print_results(
             if as_json:
                 emit_json(result)
             else:
-                warn(_("{error} (unreadable)").format(error=result["error"]))
+                warn(unreadable_line(result))
             continue
         counts["valid" if result["valid"] else "invalid"] += 1
         tally.replayed += result["moves"]

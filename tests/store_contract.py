@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,6 +29,8 @@ from twenty48_replay.store import GameInfo, Store, list_evidence, load_evidence,
 from twenty48_replay.store.dialects import install_triggers
 from twenty48_replay.store.legacy import metadata_v1, metadata_v2
 from twenty48_replay.store.tables import SCHEMA_VERSION
+
+FAIR_VECTORS = Path(__file__).resolve().parent.parent / "schema" / "vectors" / "fair"
 
 
 def play_letters(session: Any, letters: str) -> None:
@@ -218,6 +221,26 @@ class StoreContract:
             "2024-05-01T12:00:00Z",
             "2024-05-01T12:00:09.5Z",
         )
+
+    def test_a_kept_fair_game_is_found_by_its_server_id(self, store: Store) -> None:
+        """``list``/``show`` name a fair game's server: its id there and the key's URL."""
+        signed = FAIR_VECTORS / "keysets" / "old-key.json"
+        record = Record.from_json(signed.read_text("utf-8"))
+        fair = json.loads(signed.read_text("utf-8"))["fair"]
+        server_id, key_id = fair["game_id"], fair["key_id"]
+        plain = store.new_game(f"has game_id {server_id} in its seed").id
+        local = store.import_record(record).game_id
+        assert local != plain
+        assert store.games_from_server(server_id) == [local]
+        assert store.games_from_server(server_id, key_id) == [local]
+        assert store.games_from_server(server_id, "0" * 16) == []
+        assert store.games_from_server(str(server_id)) == []  # "42" is not 42
+        assert store.server_urls() == {}
+        assert store.remember_server(key_id, "http://scores.example:8048")
+        assert store.remember_server(key_id, "https://scores.example")  # the last one counts
+        assert not store.remember_server("not-a-key-id", "https://elsewhere.example")
+        assert not store.remember_server(key_id[:15] + "0", "x" * 257)  # too long to keep
+        assert store.server_urls() == {key_id: "https://scores.example"}
 
     def test_update_and_delete_on_moves_are_refused_by_the_database(
         self, store: Store, db_url: str
@@ -463,7 +486,7 @@ class IntegrityContract:
         ]
 
     def test_a_version_2_database_is_upgraded_in_place(self, db_url: str) -> None:
-        """Version 3 only adds fair_evidence and bot_signals; games and server rows are kept."""
+        """Version 3 only adds fair_evidence, bot_signals, key_events: all else stays."""
         letters = greedy_letters("two", 12)
         state = GameState.new("two")
         for letter in letters:
@@ -484,6 +507,9 @@ class IntegrityContract:
         with engine.begin() as connection:  # back to exactly version 2, the game kept
             connection.exec_driver_sql("DROP TABLE fair_evidence")
             connection.exec_driver_sql("DROP TABLE bot_signals")
+            connection.exec_driver_sql("DROP TABLE key_events")  # its triggers go with it
+            if connection.dialect.name == "postgresql":  # and version 2 had no such function
+                connection.exec_driver_sql("DROP FUNCTION twenty48_key_events_append_only()")
             connection.exec_driver_sql(
                 "UPDATE twenty48_meta SET value = '2' WHERE key = 'schema_version'"
             )

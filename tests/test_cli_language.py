@@ -137,6 +137,7 @@ COMMANDS = [
     "where",
     "evidence",
     "serve",
+    "backup",
 ]
 #: Wide enough that no summary wraps; the words are compared without the boxes.
 WIDE = {"COLUMNS": "200"}
@@ -159,6 +160,7 @@ SUMMARIES = {
     "where": ("Vis, hvor databasen ligger", "Print where the database is"),
     "evidence": ("Bevismateriale fra fair spil", "Fair-play evidence"),
     "serve": ("Udbyd fair spil", "Serve fair games"),
+    "backup": ("En konsistent kopi af SQLite-databasen", "A consistent copy of the SQLite"),
 }
 
 

@@ -155,6 +155,7 @@ COMMANDS = [
     "where",
     "evidence",
     "serve",
+    "backup",
 ]
 
 

@@ -119,7 +119,7 @@ def test_export_import_round_trip_through_files(db: str, tmp_path: Path) -> None
         f"{EXAMPLES / 'games.jsonl'}:{line}: imported as game {line + 1}" for line in range(1, 7)
     ]
     again = run_cli("import", "--db", db, str(EXAMPLES / "games.jsonl"))
-    assert "6 duplicate(s) skipped" in again.stderr
+    assert "6 duplicates skipped" in again.stderr
     out = tmp_path / "all.jsonl"
     assert run_cli("export", "--db", db, "--all", "-o", str(out)).returncode == 0
     other = str(tmp_path / "other.sqlite3")

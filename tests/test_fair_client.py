@@ -27,6 +27,7 @@ from twenty48_cli.remote_play import remote_ui_play
 from twenty48_cli.tui.remote_app import RemotePlayApp, RemoteSession
 from twenty48_replay.client import Client
 from twenty48_replay.errors import Twenty48Error
+from twenty48_replay.reasons import Reason
 from twenty48_replay.store import Store, list_evidence, load_evidence
 
 CLIENT_SEED: Final = "hostile-test"
@@ -105,6 +106,9 @@ def check_evidence(db: Path, line: str, server: HostileServer) -> None:
     verdict, document = reports[0]
     assert line.startswith("twenty48: error: " + verdict + "; evidence kept in the local store")
     assert document["verdict"] == verdict
+    # The verdict as a code (SPEC 8.8) says the same words; Danish readers get it translated.
+    assert document["verdict_code"]["code"] == "witness.broken"
+    assert str(Reason.from_json(document["verdict_code"])) == verdict
     assert (document["server"], document["game_id"], document["player"]) == (server.url, 1, PLAYER)
     assert document["client_seed"] == CLIENT_SEED
     requests = [answer["request"] for answer in document["answers"]]

@@ -79,6 +79,7 @@ def play_on_the_page(browser_page: BrowserPage, url: str, letters: str) -> dict[
         settled(page)
     if page.get_attribute("#game", "data-state") == "playing":
         page.click("#finish")
+        page.click("#confirm-end-yes")  # "End game" asks first (issue 20 section 2)
     page.wait_for_selector("#game[data-fair]", state="attached", timeout=VERDICT_MS)
     return {
         "fair": page.get_attribute("#game", "data-fair"),

@@ -119,5 +119,10 @@ def test_drops_comments_and_indentation_but_not_inside_template_literals() -> No
 
 
 def test_package_bundle_fits_the_page_budget() -> None:
-    """Issue 11: a page's own code is at most 100 kB; the verifier must leave room for the UI."""
-    assert len(bundle(["verify.js"]).encode("utf-8")) < 60_000
+    """Issue 11: a page's own code is at most 100 kB; the verifier must leave room for the UI.
+
+    65,000 since issue 20: the verifier's reasons carry codes (reasons.js and the generated
+    templates of the codes it gives, about 3.4 kB); the translations stay out of the code
+    (the page embeds them as data), so a new language costs the bundle nothing.
+    """
+    assert len(bundle(["verify.js"]).encode("utf-8")) < 65_000

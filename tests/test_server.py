@@ -55,11 +55,18 @@ def raw(
     body: bytes | None = None,
     headers: dict[str, str] | None = None,
 ) -> tuple[int, dict[str, str], bytes]:
-    """One request on a fresh connection; status, headers, body."""
+    """One request on a fresh connection; status, headers, body.
+
+    A POST says it is JSON unless ``headers`` say otherwise (the server refuses
+    one that does not, body or not: tests/test_server_guard.py).
+    """
     host, port = url.removeprefix("http://").split(":")
+    headers = dict(headers or {})
+    if method == "POST":
+        headers.setdefault("Content-Type", "application/json")
     connection = http.client.HTTPConnection(host, int(port), timeout=30)
     try:
-        connection.request(method, path, body=body, headers=headers or {})
+        connection.request(method, path, body=body, headers=headers)
         response = connection.getresponse()
         return response.status, dict(response.getheaders()), response.read()
     finally:

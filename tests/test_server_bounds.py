@@ -73,7 +73,7 @@ def read_answer(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
 def get(sock: socket.socket, path: str = "/openapi.json", **headers: str) -> int:
     """A GET on an open (kept-alive) connection; its status."""
     extra = "".join(f"{name.replace('_', '-')}: {value}\r\n" for name, value in headers.items())
-    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: t\r\n{extra}\r\n".encode())
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{extra}\r\n".encode())
     return read_answer(sock)[0]
 
 
@@ -192,7 +192,7 @@ def test_an_endless_header_is_cut_off_while_others_play(start: Any) -> None:
     def attack() -> None:
         while not stop.is_set():
             sock = connect(server, "127.0.0.2")
-            sock.sendall(b"GET / HTTP/1.1\r\nHost: t\r\nX-Endless: ")
+            sock.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Endless: ")
             total = 0
             try:
                 while not stop.is_set():
@@ -225,7 +225,7 @@ def test_an_endless_header_is_cut_off_while_others_play(start: Any) -> None:
     assert max(sent) < 16 * 1024 * 1024
     assert rss_kb(server) - rss_before < 64 * 1024
     sock = connect(server, "127.0.0.2")
-    sock.sendall(b"GET / HTTP/1.1\r\nHost: t\r\nX-Big: " + b"b" * 20_000 + b"\r\n\r\n")
+    sock.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"b" * 20_000 + b"\r\n\r\n")
     status, _, reason = refusal(sock)
     assert (status, reason) == (431, "request line and headers larger than 16384 bytes")
     # Headers just within the bound are fine.
@@ -278,7 +278,7 @@ def test_a_slow_body_is_refused_without_an_error_logged(start: Any) -> None:
     for path in ("/api/games", "/api/games/1/moves", "/api/records"):
         sock = connect(server, "127.0.0.2")
         sock.sendall(
-            f"POST {path} HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+            f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
             "Authorization: Bearer t\r\nContent-Length: 100\r\n\r\n{".encode()
         )
         for _ in range(12):
@@ -306,7 +306,7 @@ def test_a_long_answer_is_never_cut_off_by_the_timeouts(start: Any) -> None:
     body = json.dumps(record).encode()
     sock = connect(server, "127.0.0.2")
     sock.sendall(
-        b"POST /api/records HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+        b"POST /api/records HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
         b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body
     )
     began = time.monotonic()
@@ -323,7 +323,7 @@ def test_a_client_that_stops_reading_is_dropped(start: Any) -> None:
     sock.bind(("127.0.0.2", 0))
     sock.connect(("127.0.0.1", server.port))
     requests = 2000
-    sock.sendall(b"GET /openapi.json HTTP/1.1\r\nHost: t\r\n\r\n" * requests)
+    sock.sendall(b"GET /openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" * requests)
     time.sleep(6)  # the answers pile up unread past the body timeout
     received = b""
     sock.settimeout(HANG)
@@ -518,7 +518,7 @@ def test_the_bounds_hold_in_every_worker_process(start: Any) -> None:
         time.sleep(0.1)
     for _ in range(12):  # the kernel hands the connections to either process
         sock = connect(server, "127.0.0.2")
-        sock.sendall(b"GET / HTTP/1.1\r\nHost: t\r\nX-Fill: " + b"f" * 4000 + b"\r\n\r\n")
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Fill: " + b"f" * 4000 + b"\r\n\r\n")
         assert refusal(sock)[0] == 431
         sock.close()
 
@@ -580,7 +580,7 @@ def _attack_on(server: ServerProcess, address: str, source: str) -> None:
     status, _, reason = refusal(connect_to())
     assert status == 429, reason
     filler = held[1]
-    filler.sendall(b"GET / HTTP/1.1\r\nHost: t\r\nX-Fill: " + b"f" * 4000 + b"\r\n\r\n")
+    filler.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Fill: " + b"f" * 4000 + b"\r\n\r\n")
     assert refusal(filler)[0] == 431
     assert get(held[0]) == 200  # the other connection is still served
 

@@ -247,6 +247,12 @@ def start_game(page: Page, player: str, seed: str = "") -> dict[str, Any]:
     return page_state(page)
 
 
+def end_game(page: Page) -> None:
+    """ "End game", then "End and sign" in the question it asks first."""
+    page.click("#finish")
+    page.click("#confirm-end-yes")
+
+
 def library_final(record: dict[str, Any]) -> tuple[list[list[int]], int]:
     result = verify(Record.from_dict(record))
     assert result.valid, result.reasons
@@ -293,7 +299,7 @@ def test_play_a_game_with_keys(web_server: ServerProcess, browser_page: BrowserP
     assert all(r.status == 200 for r in sent)
     before_end = len(responses)
     bodies_before_end = [response_text(r) for r in responses[:before_end]]
-    page.click("#finish")
+    end_game(page)
     page.wait_for_selector("#game[data-state=over]")
     record = client.record(fair_id)
     server_seed = record["fair"]["server_seed"]
@@ -459,7 +465,7 @@ def test_lost_answers_are_retried_with_the_same_n(
         server["board"],
     )
     assert page.text_content("#commitment") == server["commitment"]
-    page.click("#finish")
+    end_game(page)
     page.wait_for_selector("#game[data-state=over]")
     record = client.record(shown["id"])
     assert len(record["moves"]) == 8
@@ -493,6 +499,7 @@ def test_ending_while_moves_are_on_their_way(
                 document.body.dispatchEvent(new KeyboardEvent("keydown", {key, bubbles: true}));
             }
             document.getElementById("finish").click();
+            document.getElementById("confirm-end-yes").click();  // "End and sign?": yes
         }"""
     )
     for _ in range(400):  # until the move reaches the network (slow when the machine is busy)
@@ -550,7 +557,7 @@ def test_swipes_on_a_touch_screen(
         shown = page_state(page)
         played += letter
         assert shown["moves"] == len(played)
-    page.click("#finish")
+    end_game(page)
     page.wait_for_selector("#game[data-state=over]")
     record = Client(web_server.url).record(shown["id"])
     assert record["moves"] == played

@@ -64,6 +64,7 @@ def verify_raw(raw: RawRecord, trusted: SignatureChecker | None = None) -> Resul
             "index": item.index,
             "valid": None,
             "error": item.error.message,
+            "error_code": item.error.to_json(),
         }
     return {"file": item.source, "index": item.index, **verify(item.record, trusted).to_json()}
 

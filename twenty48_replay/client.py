@@ -202,7 +202,7 @@ class Client:
         """Send one request (again, on a dropped connection or 503); the JSON answer."""
         payload = None if body is None else json.dumps(body).encode("utf-8")
         headers = {"Accept": "application/json"}
-        if payload is not None:
+        if payload is not None or method == "POST":  # the server wants JSON on every POST (415)
             headers["Content-Type"] = "application/json"
         if token is not None:
             headers["Authorization"] = f"Bearer {token}"

@@ -43,6 +43,7 @@ import attrs
 from twenty48_replay import native
 from twenty48_replay.batch import Result, verify_raw
 from twenty48_replay.errors import EXIT_UNUSABLE, RecordError, Twenty48Error
+from twenty48_replay.reasons import Reason
 from twenty48_replay.sources import (
     STDIN,
     RangeLines,
@@ -50,6 +51,7 @@ from twenty48_replay.sources import (
     expand_paths,
     is_json_lines,
     read_opened,
+    unreadable,
 )
 
 if TYPE_CHECKING:
@@ -100,21 +102,27 @@ def _open_input(path: str) -> tuple[BinaryIO, Callable[[], int | None]]:
     return buffered, lambda: None if opened.size is None else int(opened.size)
 
 
-def _open_reason(exc: BaseException) -> str:
+def _open_reason(exc: BaseException) -> Reason:
     """The local reader's words (:func:`read_raw`) for an input that cannot be opened."""
     if isinstance(exc, FileNotFoundError):
-        return "no such file"
+        return Reason("input.no_such_file")
     if isinstance(exc, IsADirectoryError):
-        return "is a directory with no .json or .jsonl files"
+        return Reason("input.empty_directory")
     if isinstance(exc, PermissionError):
-        return "permission denied"
-    return f"cannot be read: {getattr(exc, 'strerror', None) or exc}"
+        return Reason("input.permission_denied")
+    return unreadable(exc)
 
 
-def _failure(path: str, reason: str) -> Result:
+def _failure(path: str, reason: Reason) -> Result:
     """The result of an input that cannot be read (index None, as locally)."""
     error = RecordError(reason, source=path, index=None)
-    return {"file": path, "index": None, "valid": None, "error": error.message}
+    return {
+        "file": path,
+        "index": None,
+        "valid": None,
+        "error": error.message,
+        "error_code": error.to_json(),
+    }
 
 
 @attrs.frozen(slots=True)
@@ -205,7 +213,7 @@ def verify_range(
             for raw in lines:
                 results.append(_relative(raw, trusted))
         except OSError as exc:
-            results.append(_failure(name, f"cannot be read: {exc.strerror or exc}"))
+            results.append(_failure(name, unreadable(exc)))
     return lines.lines, results
 
 
@@ -214,7 +222,7 @@ def _relative(raw: RawRecord, trusted: SignatureChecker | None) -> Result:
     if result["valid"] is None:
         error = raw.parse().error  # parsed again only for the (rare) unreadable lines
         assert error is not None
-        result["_error"] = (error.reason, error.field)
+        result["_error"] = (error.code, error.field)
     return result
 
 
@@ -408,7 +416,9 @@ class _Task:
         if self.start is not None:
             return f"bytes {self.start:,}-{self.end:,} of {first}"
         more = len(self.inputs) - 1
-        return f"{first} and {more} more input(s)" if more else first
+        if not more:
+            return first
+        return f"{first} and {more} more input" + ("s" if more > 1 else "")
 
 
 class _Order:

@@ -28,8 +28,8 @@ Final API::
     decode_point(data: bytes) -> Point | None      # RFC 8032 5.1.3, canonical only
     encode_point(point) -> bytes
     point_add(a, b), scalar_mult(n, point), is_small_order(point)
-    public_key_problem(key: bytes) -> str | None   # why this is no usable public key
-    signature_problem(signature: bytes) -> str | None   # R not a point, S >= L
+    public_key_problem(key: bytes) -> Reason | None   # why this is no usable public key
+    signature_problem(signature: bytes) -> Reason | None   # R not a point, S >= L
     challenge(r: bytes, a: bytes, message: bytes) -> int   # SHA-512(R || A || M) mod L
 """
 
@@ -37,6 +37,8 @@ from __future__ import annotations
 
 import hashlib
 from typing import Final
+
+from twenty48_replay.reasons import Reason
 
 #: The field prime and the order of the base point (RFC 8032 section 5.1).
 P: Final = 2**255 - 19
@@ -135,19 +137,19 @@ assert _base_x is not None
 BASE: Final[Point] = (_base_x, _BASE_Y, 1, _base_x * _BASE_Y % P)
 
 
-def public_key_problem(key: bytes) -> str | None:
+def public_key_problem(key: bytes) -> Reason | None:
     """Why ``key`` is no usable Ed25519 public key (SPEC 11.6), or None if it is one."""
     if len(key) != 32:
-        return f"an Ed25519 public key is 32 bytes, not {len(key)}"
+        return Reason("key.length", {"length": len(key)})
     point = decode_point(key)
     if point is None:
-        return "the public key is not a canonical curve point"
+        return Reason("key.not_canonical")
     if is_small_order(point):
-        return "the public key is a point of small order"
+        return Reason("key.small_order")
     return None
 
 
-def signature_problem(signature: bytes) -> str | None:
+def signature_problem(signature: bytes) -> Reason | None:
     """Why a 64-byte signature fails before any equation: R not canonical, S not below L.
 
     R's two non-canonical forms (y >= p; x = 0, that is y = 1 or p - 1, with
@@ -155,13 +157,13 @@ def signature_problem(signature: bytes) -> str | None:
     point at all fails the equation, whose result is compared with R's bytes.
     """
     if len(signature) != 64:
-        return f"an Ed25519 signature is 64 bytes, not {len(signature)}"
+        return Reason("signature.length", {"length": len(signature)})
     r = int.from_bytes(signature[:32], "little")
     y = r & ((1 << 255) - 1)
     if y >= P or (r >> 255 and y in (1, P - 1)):
-        return "its R is not a canonical curve point"
+        return Reason("signature.r_not_canonical")
     if int.from_bytes(signature[32:], "little") >= L:
-        return "its S is not below the group order L (not canonical)"
+        return Reason("signature.s_not_canonical")
     return None
 
 

@@ -12,10 +12,11 @@ errors to exit codes in one place and never shows a traceback:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import ClassVar, Final
 
 from .i18n import N_, _
+from .reasons import Reason, in_field, text
 
 EXIT_OK: Final = 0
 EXIT_FAILED: Final = 1
@@ -41,6 +42,8 @@ class Twenty48Error(Exception):
 class RecordError(Twenty48Error, ValueError):
     """A record is unreadable: not JSON, wrong types, a broken limit.
 
+    ``code`` is the reason as a stable code with parameters (:mod:`twenty48_replay.reasons`;
+    a plain string becomes the code ``text``), ``reason`` its English text.
     ``field`` names the offending field (``final_board[2][3]``), ``source``
     the file and ``index`` the 1-based record number (the line, for JSON
     Lines) when the reader knows them.
@@ -50,13 +53,14 @@ class RecordError(Twenty48Error, ValueError):
 
     def __init__(
         self,
-        reason: str,
+        reason: Reason | str,
         *,
         field: str | None = None,
         source: str | None = None,
         index: int | None = None,
     ) -> None:
-        self.reason = reason
+        self.code = reason if isinstance(reason, Reason) else text(reason)
+        self.reason = str(self.code)
         self.field = field
         self.source = source
         self.index = index
@@ -64,32 +68,35 @@ class RecordError(Twenty48Error, ValueError):
 
     def located(self, source: str | None, index: int | None) -> RecordError:
         """The same error, placed in a file and record number."""
-        return RecordError(self.reason, field=self.field, source=source, index=index)
+        return RecordError(self.code, field=self.field, source=source, index=index)
+
+    @property
+    def problem(self) -> Reason:
+        """The reason with its field (``field 'score': ...``), without file and index."""
+        return in_field(self.field, self.code)
+
+    def to_json(self) -> dict[str, object]:
+        """The code of ``error`` in ``--json`` (``error_code``): the problem in its field."""
+        return self.problem.to_json()
 
     @property
     def message(self) -> str:
         """One line: where (file, line, field) and what is wrong."""
-        where = []
-        if self.source is not None:
-            where.append(self.source if self.index is None else f"{self.source}:{self.index}")
-        if self.field is not None:
-            where.append(f"field '{self.field}'")
-        prefix = ": ".join(where)
-        return f"{prefix}: {self.reason}" if prefix else self.reason
+        return self._text(lambda words: words)
+
+    def _text(self, tr: Callable[[str], str]) -> str:
+        problem = self.problem.render(tr)
+        if self.source is None:
+            return problem
+        where = self.source if self.index is None else f"{self.source}:{self.index}"
+        return f"{where}: {problem}"
 
     def __str__(self) -> str:
         return self.message
 
     def translated(self) -> str:
-        """Where, in the current language; the reason itself stays as the reader gave it."""
-        where = []
-        if self.source is not None:
-            where.append(self.source if self.index is None else f"{self.source}:{self.index}")
-        if self.field is not None:
-            where.append(_("field '{field}'").format(field=self.field))
-        prefix = ": ".join(where)
-        reason = _(self.reason)
-        return f"{prefix}: {reason}" if prefix else reason
+        """The message in the current language, the reason translated from its code."""
+        return self._text(_)
 
 
 class NullMoveError(Twenty48Error, ValueError):
@@ -114,6 +121,15 @@ class NullMoveError(Twenty48Error, ValueError):
             where = tr(N_("move {direction}")).format(direction=self.direction)
         why = tr(N_("the game is over") if self.over else N_("it does not change the board"))
         return tr(N_("{where} is not a valid move: {why}")).format(where=where, why=why)
+
+    @property
+    def code(self) -> Reason:
+        """The verification reason (SPEC 8.4) as a code; the same words as ``str()``
+        when the move number is known, as it always is in a replay."""
+        return Reason(
+            "move.game_over" if self.over else "move.no_change",
+            {"number": self.move_number, "direction": self.direction},
+        )
 
     def translated(self) -> str:
         return self._text(_)
@@ -185,8 +201,15 @@ class ImportRejectedError(RecordError):
 
     exit_code: ClassVar[int] = EXIT_FAILED
 
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
+    def __init__(self, reason: str | Sequence[Reason]) -> None:
+        self.reasons: tuple[Reason, ...] = () if isinstance(reason, str) else tuple(reason)
+        super().__init__(reason if isinstance(reason, str) else "; ".join(map(str, reason)))
+
+    def translated(self) -> str:
+        """The verification's reasons in the current language."""
+        if not self.reasons:
+            return super().translated()
+        return "; ".join(reason.translated() for reason in self.reasons)
 
 
 class StoreError(Twenty48Error):

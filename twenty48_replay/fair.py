@@ -33,7 +33,7 @@ Final API (what the server builds on)::
     fair_check.check_fair(record: Record, trusted: SignatureChecker | None = None) -> FairCheck
         # FairCheck.status: "self-seeded" | "fair" | "unchecked" | "not fair"
         # FairCheck.signature: "checked" | "unchecked" | None (self-seeded)
-        # FairCheck.reasons: tuple[str, ...]
+        # FairCheck.reasons: tuple[str, ...], FairCheck.codes: tuple[Reason, ...]
     SIGNATURE_HEX_LENGTH = 128, KEY_ID_HEX_LENGTH = 16
     key_id_of(public_key: bytes) -> str          # first 16 hex of SHA-256 of the raw key
 
@@ -62,6 +62,7 @@ from typing import Any, Final, Protocol
 import attrs
 
 from twenty48_replay.errors import RecordError
+from twenty48_replay.reasons import Reason
 
 SERVER_SEED_BYTES: Final = 32
 MAX_CLIENT_SEED_LENGTH: Final = 128
@@ -111,25 +112,26 @@ def new_client_seed() -> str:
 def validate_server_seed(text: object, field: str = "server_seed") -> str:
     """A server seed is exactly 64 lowercase hex characters; raises :class:`RecordError`."""
     if not isinstance(text, str) or _HEX64.fullmatch(text) is None:
-        raise RecordError("must be 64 lowercase hex characters", field=field)
+        raise RecordError(Reason("fair.not_hex64"), field=field)
     return text
 
 
 def validate_client_seed(text: object, field: str = "client_seed") -> str:
     """A client seed is 1-128 code points encodable as UTF-8; raises :class:`RecordError`."""
     if not isinstance(text, str):
-        raise RecordError("must be a string", field=field)
+        raise RecordError(Reason("fair.not_string"), field=field)
     if not text:
-        raise RecordError("is empty", field=field)
+        raise RecordError(Reason("fair.empty"), field=field)
     if len(text) > MAX_CLIENT_SEED_LENGTH:
         raise RecordError(
-            f"has {len(text)} characters, the limit is {MAX_CLIENT_SEED_LENGTH}", field=field
+            Reason("fair.too_long", {"length": len(text), "limit": MAX_CLIENT_SEED_LENGTH}),
+            field=field,
         )
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise RecordError(
-            f"is not encodable as UTF-8 (character {exc.start + 1})", field=field
+            Reason("fair.not_utf8_at", {"character": exc.start + 1}), field=field
         ) from None
     return text
 
@@ -171,8 +173,7 @@ def _string(text: str, where: str) -> str:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise RecordError(
-            f"has a lone surrogate (character {exc.start + 1}); it has no canonical form",
-            field=where,
+            Reason("canonical.lone_surrogate", {"character": exc.start + 1}), field=where
         ) from None
     return '"' + text.translate(_ESCAPES) + '"'
 
@@ -191,12 +192,10 @@ def _canonical(value: Any, where: str, out: list[str]) -> None:
         out.append("false")
     elif isinstance(value, int) and not isinstance(value, float):
         if abs(value) > MAX_CANONICAL_INTEGER:
-            raise RecordError(f"{value} is beyond ±2^53; it has no canonical form", field=where)
+            raise RecordError(Reason("canonical.beyond", {"value": value}), field=where)
         out.append(str(int(value)))
     elif isinstance(value, float):
-        raise RecordError(
-            f"{value!r} is not an integer; a signed record holds integers only", field=where
-        )
+        raise RecordError(Reason("canonical.fraction", {"value": value}), field=where)
     elif isinstance(value, str):
         out.append(_string(value, where))
     elif isinstance(value, list | tuple):
@@ -209,7 +208,7 @@ def _canonical(value: Any, where: str, out: list[str]) -> None:
     elif isinstance(value, Mapping):
         for key in value:
             if not isinstance(key, str):
-                raise RecordError(f"key {key!r} is not a string", field=where)
+                raise RecordError(Reason("canonical.key", {"key": key}), field=where)
             _string(key, f"{where}.{key}" if where else key)
         out.append("{")
         for i, key in enumerate(sorted(value, key=_utf16_order)):
@@ -220,7 +219,7 @@ def _canonical(value: Any, where: str, out: list[str]) -> None:
             _canonical(value[key], f"{where}.{key}" if where else key, out)
         out.append("}")
     else:
-        raise RecordError(f"{type(value).__name__} is not a JSON value", field=where)
+        raise RecordError(Reason("canonical.not_json", {"type": type(value).__name__}), field=where)
 
 
 def canonical_bytes(record_dict: Mapping[str, Any]) -> bytes:
@@ -244,10 +243,7 @@ def canonical_bytes(record_dict: Mapping[str, Any]) -> bytes:
 
 def _timestamp(value: object, field: str) -> str:
     if not isinstance(value, str) or _TIMESTAMP.fullmatch(value) is None:
-        raise RecordError(
-            "must be a real date and time in RFC 3339 form such as 2026-11-30T12:00:00Z",
-            field=field,
-        )
+        raise RecordError(Reason("fair.time"), field=field)
     return value
 
 
@@ -295,18 +291,15 @@ def timestamp_instant(text: str) -> tuple[int, int]:
 def _game_id(value: object, field: str) -> str | int:
     if isinstance(value, int) and not isinstance(value, bool | float):
         if not 0 <= value <= MAX_CANONICAL_INTEGER:
-            raise RecordError(f"{value} is outside 0..2^53", field=field)
+            raise RecordError(Reason("fair.game_id_range", {"value": value}), field=field)
         return value
     if isinstance(value, str) and 1 <= len(value) <= MAX_GAME_ID_LENGTH:
         try:
             value.encode("utf-8")
         except UnicodeEncodeError:
-            raise RecordError("is not encodable as UTF-8", field=field) from None
+            raise RecordError(Reason("fair.not_utf8"), field=field) from None
         return value
-    raise RecordError(
-        f"must be an integer from 0 to 2^53 or a string of 1 to {MAX_GAME_ID_LENGTH} characters",
-        field=field,
-    )
+    raise RecordError(Reason("fair.game_id", {"limit": MAX_GAME_ID_LENGTH}), field=field)
 
 
 @attrs.frozen(slots=True)
@@ -329,16 +322,16 @@ class FairInfo:
     def from_dict(cls, obj: object) -> FairInfo:
         """Read and check a ``fair`` object; raises :class:`RecordError` naming ``fair.<key>``."""
         if not isinstance(obj, Mapping):
-            raise RecordError("must be an object", field="fair")
+            raise RecordError(Reason("fair.not_object"), field="fair")
         for key in obj:
             if key not in FAIR_KEYS:
-                raise RecordError("is not a key of the fair object", field=f"fair.{key}")
+                raise RecordError(Reason("fair.unknown_key"), field=f"fair.{key}")
         for key in FAIR_KEYS:
             if key not in obj:
-                raise RecordError("is missing", field=f"fair.{key}")
+                raise RecordError(Reason("record.missing"), field=f"fair.{key}")
         key_id = obj["key_id"]
         if not isinstance(key_id, str) or _KEY_ID.fullmatch(key_id) is None:
-            raise RecordError("must be 16 lowercase hex characters", field="fair.key_id")
+            raise RecordError(Reason("fair.key_id"), field="fair.key_id")
         return cls(
             commitment=validate_server_seed(obj["commitment"], "fair.commitment"),
             server_seed=validate_server_seed(obj["server_seed"], "fair.server_seed"),
@@ -353,7 +346,7 @@ class FairInfo:
 def validate_signature_text(value: object) -> str:
     """A signature is 128 lowercase hex characters (64 bytes); raises :class:`RecordError`."""
     if not isinstance(value, str) or _SIGNATURE.fullmatch(value) is None:
-        raise RecordError("must be 128 lowercase hex characters (64 bytes)", field="signature")
+        raise RecordError(Reason("fair.signature_text"), field="signature")
     return value
 
 
@@ -368,7 +361,7 @@ def validate_fair_fields(data: Mapping[str, Any]) -> None:
     if "signature" in data:
         validate_signature_text(data["signature"])
         if "fair" not in data:
-            raise RecordError("a signature needs a fair object", field="signature")
+            raise RecordError(Reason("fair.signature_alone"), field="signature")
         canonical_bytes(data)
 
 
@@ -381,4 +374,4 @@ class SignatureChecker(Protocol):
     @property
     def key_id(self) -> str: ...
 
-    def verify(self, record_dict: Mapping[str, Any]) -> tuple[str, ...]: ...
+    def verify(self, record_dict: Mapping[str, Any]) -> tuple[Reason, ...]: ...

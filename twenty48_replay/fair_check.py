@@ -7,13 +7,13 @@ signed bytes, the ``fair`` object) stays below it for the record reader.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Literal
 
 import attrs
 
 from twenty48_replay.errors import RecordError
 from twenty48_replay.fair import FairInfo, SignatureChecker, commitment, game_seed
+from twenty48_replay.reasons import Reason
 from twenty48_replay.record import Record
 
 Status = Literal["self-seeded", "fair", "unchecked", "not fair"]
@@ -40,8 +40,13 @@ class FairCheck:
 
     status: Status
     signature: SignatureState | None
-    reasons: tuple[str, ...] = ()
+    codes: tuple[Reason, ...] = ()
     key_id: str | None = None
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        """The reasons in English (as ``--json`` prints them)."""
+        return tuple(str(code) for code in self.codes)
 
     @property
     def ok(self) -> bool:
@@ -68,26 +73,24 @@ def check_fair(record: Record, trusted: SignatureChecker | None = None) -> FairC
     try:
         info = FairInfo.from_dict(raw)
     except RecordError as exc:
-        return FairCheck("not fair", state, (f"fair: {exc.message}",))
-    reasons = []
+        return FairCheck("not fair", state, (Reason("fair.unreadable", {"problem": exc.problem}),))
+    reasons: list[Reason] = []
     revealed = commitment(info.server_seed)
     if revealed != info.commitment:
         reasons.append(
-            f"fair: commitment {info.commitment} does not match server_seed: "
-            f"its SHA-256 is {revealed}"
+            Reason("fair.commitment", {"commitment": info.commitment, "sha256": revealed})
         )
     derived = game_seed(info.server_seed, info.client_seed)
     if derived != record.seed:
-        shown = json.dumps(record.seed, ensure_ascii=False)
-        reasons.append(
-            f"fair: seed {shown} does not match server_seed and client_seed: "
-            f"HMAC-SHA256 gives {derived}"
-        )
+        reasons.append(Reason("fair.seed", {"seed": record.seed, "derived": derived}))
     if trusted is not None:
         if "signature" not in record.extra:
-            reasons.append(f"fair: no signature to check with the trusted key {trusted.key_id}")
+            reasons.append(Reason("fair.no_signature", {"trusted": trusted.key_id}))
         else:
-            reasons.extend(f"fair: {reason}" for reason in trusted.verify(record.to_dict()))
+            reasons.extend(
+                Reason("fair.signature", {"problem": problem})
+                for problem in trusted.verify(record.to_dict())
+            )
     passed: Status = "unchecked" if trusted is None else "fair"
     return FairCheck(
         "not fair" if reasons else passed,

@@ -77,6 +77,16 @@ def set_language(language: str) -> None:
     _language = language
 
 
+def translations(language: str) -> gettext.NullTranslations:
+    """The catalog of ``language`` without choosing it for the process (a page in
+    another language than the command line's); ValueError for an unknown language."""
+    if language not in LANGUAGES:
+        raise ValueError(f"unknown language {language!r}: choose one of {', '.join(LANGUAGES)}")
+    if language == ENGLISH:
+        return gettext.NullTranslations()
+    return gettext.translation(DOMAIN, localedir=LOCALE_DIR, languages=[language], fallback=True)
+
+
 def current_language() -> str:
     """The language in use (chosen from the environment on first use)."""
     if _language is None:
@@ -138,4 +148,5 @@ __all__ = [
     "ngettext",
     "number",
     "set_language",
+    "translations",
 ]

@@ -31,7 +31,7 @@ Final API::
         .listed -> bool                  # a "keys" array was given
         .period(key_id) -> KeyPeriod | None
         .to_json() -> dict               # the document again (for a page to check with)
-        .refusal(key_id, ended) -> str | None   # why this key may not have signed then
+        .refusal(key_id, ended) -> Reason | None   # why this key may not have signed then
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ import attrs
 from twenty48_replay.ed25519 import public_key_problem
 from twenty48_replay.errors import KeyFileError, RecordError
 from twenty48_replay.fair import key_id_of, timestamp_instant, validate_timestamp
+from twenty48_replay.reasons import Param, Reason
 
 ALGORITHM: Final = "Ed25519"
 #: A revocation reason is shown to people: 1 to 500 code points.
@@ -121,7 +122,7 @@ class KeySet:
         """The listed key with this id, or None."""
         return next((p for p in self.periods if p.key_id == key_id), None)
 
-    def refusal(self, key_id: object, ended: object) -> str | None:
+    def refusal(self, key_id: object, ended: object) -> Reason | None:
         """Why a record naming ``key_id`` and ending at ``ended`` is not this set's to vouch for.
 
         None when the key may have signed it: the current key of a plain
@@ -130,25 +131,28 @@ class KeySet:
         """
         if not self.listed:
             if key_id != self.key_id:
-                return f"signed by key {key_id}, not by the trusted key {self.key_id}"
+                return Reason("key.other", {"key_id": _param(key_id), "trusted": self.key_id})
             return None
         period = self.period(key_id) if isinstance(key_id, str) else None
         if period is None:
-            return (
-                f"signed by key {key_id}, which the trusted key set does not list "
-                f"(its current key is {self.key_id})"
-            )
+            return Reason("key.unlisted", {"key_id": _param(key_id), "trusted": self.key_id})
         if period.revoked:
-            return (
-                f"signed by key {key_id}, which the trusted key set marks revoked: {period.reason}"
-            )
+            return Reason("key.revoked", {"key_id": _param(key_id), "why": period.reason})
         if not isinstance(ended, str) or not period.in_use_at(ended):
-            until = period.until or "now"
-            return (
-                f"signed by key {key_id} at {ended}, outside the time it was in use "
-                f"({period.since} to {until})"
-            )
+            times: dict[str, Param] = {
+                "key_id": _param(key_id),
+                "ended": _param(ended),
+                "since": period.since,
+            }
+            if period.until is None:
+                return Reason("key.out_of_time_open", times)
+            return Reason("key.out_of_time", {**times, "until": period.until})
         return None
+
+
+def _param(value: object) -> str | None:
+    """A record's value as a reason's parameter: text as f-strings showed it (None stays null)."""
+    return value if value is None or isinstance(value, str) else str(value)
 
 
 def _public_key(value: object, where: str) -> bytes:

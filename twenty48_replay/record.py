@@ -31,6 +31,7 @@ import cattrs
 
 from twenty48_replay.board import MAX_TILE, Board
 from twenty48_replay.errors import RecordError
+from twenty48_replay.reasons import Reason
 from twenty48_replay.rng import seed_key
 
 FORMAT: Final = "twenty48-record"
@@ -201,18 +202,33 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         seen: set[str] = set()
         for key, _value in pairs:
             if key in seen:
-                raise RecordError(f"duplicate key {key!r}")
+                raise RecordError(Reason("json.duplicate_key", {"key": key}))
             seen.add(key)
     return obj
 
 
 def _refuse_constant(name: str) -> Any:
-    raise RecordError(f"{name} is not a JSON number")
+    raise RecordError(Reason("json.constant", {"name": name}))
 
 
 def _parse_int(digits: str) -> int | BigInteger:
     return int(digits) if len(digits) <= _INT_DIGITS else BigInteger(digits)
 
+
+#: Python's JSON parser's messages (without a trailing " at"), as reason codes.
+_JSON_WORDS: Final = {
+    "Expecting value": "json.expecting_value",
+    "Expecting property name enclosed in double quotes": "json.expecting_name",
+    "Expecting ':' delimiter": "json.expecting_colon",
+    "Expecting ',' delimiter": "json.expecting_comma",
+    "Extra data": "json.extra_data",
+    "Invalid control character": "json.control_character",
+    "Invalid \\escape": "json.bad_escape",
+    "Invalid \\uXXXX escape": "json.bad_unicode_escape",
+    "Unterminated string starting": "json.unterminated_string",
+    "Illegal trailing comma before end of object": "json.trailing_comma_object",
+    "Illegal trailing comma before end of array": "json.trailing_comma_array",
+}
 
 _ZERO_SIGNIFICAND: Final = re.compile(r"-?[0.]*(?:[eE].*)?")
 
@@ -225,14 +241,16 @@ def _parse_float(text: str) -> float:
     """
     value = float(text)
     if math.isinf(value):
-        raise RecordError(f"the number {_short(text)} is too large for an IEEE double")
+        raise RecordError(Reason("json.number_too_large", {"number": _short(text)}))
     if value == 0.0 and not _ZERO_SIGNIFICAND.fullmatch(text):
-        raise RecordError(f"the number {_short(text)} is too small for an IEEE double")
+        raise RecordError(Reason("json.number_too_small", {"number": _short(text)}))
     return value
 
 
-def _short(text: str) -> str:
-    return text if len(text) <= 24 else f"{text[:10]}...{text[-10:]} ({len(text):,} characters)"
+def _short(text: str) -> Reason:
+    if len(text) <= 24:
+        return Reason("value.digits", {"digits": text})
+    return Reason("value.long_digits", {"head": text[:10], "tail": text[-10:], "length": len(text)})
 
 
 #: A JSON string, or an unterminated one up to the end (possessive: linear on any input;
@@ -272,15 +290,15 @@ def loads_strict(text: str | bytes, *, bom: bool = True) -> Any:
     """
     data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
     if len(data) > MAX_INPUT_BYTES:
-        raise RecordError(f"record is {len(data):,} bytes, over the limit of {MAX_INPUT_BYTES:,}")
+        raise RecordError(Reason("input.too_large", {"size": len(data), "limit": MAX_INPUT_BYTES}))
     values = count_values(data)
     if values > MAX_VALUES:
-        raise RecordError(f"record holds {values:,} JSON values, over the limit of {MAX_VALUES:,}")
+        raise RecordError(Reason("input.too_many_values", {"count": values, "limit": MAX_VALUES}))
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8-sig" if bom else "utf-8")
         except UnicodeDecodeError as exc:
-            raise RecordError(f"input is not UTF-8 (byte {exc.start + 1})") from None
+            raise RecordError(Reason("input.not_utf8", {"byte": exc.start + 1})) from None
     elif bom and text.startswith("\ufeff"):
         text = text[1:]
     # With at most _INT_DIGITS digits in all, no integer can need BigInteger, and the
@@ -299,55 +317,70 @@ def loads_strict(text: str | bytes, *, bom: bool = True) -> Any:
         raise
     except json.JSONDecodeError as exc:
         if not exc.doc.strip(" \t\r\n"):
-            raise RecordError("holds no JSON value (it is empty or only whitespace)") from None
+            raise RecordError(Reason("json.empty")) from None
         # Some of json's messages end in "at" already ("Unterminated string starting at").
-        at = "" if exc.msg.endswith(" at") else " at"
-        raise RecordError(f"not JSON: {exc.msg}{at} line {exc.lineno} column {exc.colno}") from None
+        words = exc.msg.removesuffix(" at")
+        problem = _JSON_WORDS.get(words)
+        raise RecordError(
+            Reason(
+                "json.syntax",
+                {
+                    "problem": Reason(problem) if problem else Reason("text", {"text": words}),
+                    "line": exc.lineno,
+                    "column": exc.colno,
+                },
+            )
+        ) from None
     except RecursionError:
-        raise RecordError("not JSON this reader accepts: nested too deeply") from None
+        raise RecordError(Reason("json.too_deep")) from None
     except ValueError as exc:  # pragma: no cover - every number goes through a hook
-        raise RecordError(f"not JSON this reader accepts: {exc}") from None
+        raise RecordError(Reason("json.refused", {"problem": str(exc)})) from None
 
 
 # ---------------------------------------------------------------- validation
 
 
-def _describe(value: object) -> str:
+def _describe(value: object) -> Reason:
+    """A value in words, for a reason (a reason itself, so that it is translated)."""
     if isinstance(value, float):
-        return f"{value!r} (a number with a fraction or exponent)"
+        return Reason("value.fraction", {"number": value})
     if isinstance(value, BigInteger):
         return _short(value.digits)
     if isinstance(value, bool):
-        return "true" if value else "false"
+        return Reason("value.true" if value else "value.false")
     if value is None:
-        return "null"
+        return Reason("value.null")
     if isinstance(value, str):
         shown = value if len(value) <= 20 else value[:17] + "..."
-        return f"the string {shown!r}"
+        return Reason("value.string", {"text": shown})
     if isinstance(value, list):
-        return "an array"
+        return Reason("value.array")
     if isinstance(value, dict):
-        return "an object"
-    return repr(value)
+        return Reason("value.object")
+    if isinstance(value, int):
+        return Reason("value.integer", {"number": value})
+    return Reason("text", {"text": repr(value)})
 
 
 def _integer(value: object, field: str) -> int:
     if isinstance(value, BigInteger):
-        why = "is negative" if value.negative else "is over the limit of 2^53"
-        raise RecordError(f"{_describe(value)} {why}", field=field)
+        why = "record.negative" if value.negative else "record.over_limit"
+        raise RecordError(Reason(why, {"value": _describe(value)}), field=field)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise RecordError(f"{_describe(value)} is not an integer", field=field)
+        raise RecordError(Reason("record.not_integer", {"value": _describe(value)}), field=field)
     if value < 0:
-        raise RecordError(f"{value} is negative", field=field)
+        raise RecordError(Reason("record.negative", {"value": value}), field=field)
     if value > MAX_INTEGER:
-        raise RecordError(f"{value} is over the limit of 2^53", field=field)
+        raise RecordError(Reason("record.over_limit", {"value": value}), field=field)
     return value
 
 
 def _tile(value: object, field: str) -> int:
     number = _integer(value, field)
     if number not in TILE_VALUES:
-        raise RecordError(f"{number} is not 0 or a power of two from 2 to {MAX_TILE}", field=field)
+        raise RecordError(
+            Reason("record.not_tile", {"value": number, "max": MAX_TILE}), field=field
+        )
     return number
 
 
@@ -359,11 +392,11 @@ def _grid(value: object, field: str) -> Grid:
             if set(map(type, cells)) == _INT_ONLY and TILE_VALUES.issuperset(cells):
                 return tuple(rows)  # four 4-tuples, checked
     if not isinstance(value, list) or len(value) != 4:
-        raise RecordError("must be an array of 4 rows", field=field)
+        raise RecordError(Reason("record.not_rows"), field=field)
     grid = []
     for r, row in enumerate(value):
         if not isinstance(row, list) or len(row) != 4:
-            raise RecordError("must be an array of 4 tile values", field=f"{field}[{r}]")
+            raise RecordError(Reason("record.not_row"), field=f"{field}[{r}]")
         a, b, c, d = (_tile(v, f"{field}[{r}][{col}]") for col, v in enumerate(row))
         grid.append((a, b, c, d))
     return tuple(grid)
@@ -380,13 +413,17 @@ def only_move_letters(text: str) -> bool:
 
 def _moves(value: object) -> str:
     if not isinstance(value, str):
-        raise RecordError(f"{_describe(value)} is not a string", field="moves")
+        raise RecordError(Reason("record.not_string", {"value": _describe(value)}), field="moves")
     if len(value) > MAX_MOVES:
-        raise RecordError(f"{len(value)} moves, the limit is {MAX_MOVES:,}", field="moves")
+        raise RecordError(
+            Reason("record.too_many_moves", {"count": len(value), "limit": MAX_MOVES}),
+            field="moves",
+        )
     if not only_move_letters(value):
         position = next(i for i, ch in enumerate(value) if ch not in MOVE_LETTERS)
         raise RecordError(
-            f"letter {value[position]!r} at move {position + 1} is not U, D, L or R", field="moves"
+            Reason("record.move_letter", {"letter": value[position], "number": position + 1}),
+            field="moves",
         )
     return value
 
@@ -394,23 +431,25 @@ def _moves(value: object) -> str:
 def validate_record_dict(data: object) -> dict[str, Any]:
     """Check parsed JSON against the v1 format; returns the clean field dict."""
     if not isinstance(data, dict):
-        raise RecordError(f"a record is a JSON object, not {_describe(data)}")
+        raise RecordError(Reason("record.not_object", {"value": _describe(data)}))
     for key in ("format", "version", "seed", "moves", "score"):
         if key not in data:
-            raise RecordError("is missing", field=key)
+            raise RecordError(Reason("record.missing"), field=key)
     if data["format"] != FORMAT:
-        raise RecordError(f"{_describe(data['format'])} is not {FORMAT!r}", field="format")
+        raise RecordError(
+            Reason("record.format", {"value": _describe(data["format"]), "expected": FORMAT}),
+            field="format",
+        )
     version = data["version"]
     if isinstance(version, bool) or not isinstance(version, (int, BigInteger)):
-        raise RecordError(f"{_describe(version)} is not an integer", field="version")
-    if version != VERSION:
         raise RecordError(
-            f"version {_describe(version)} is not supported (this reader knows 1)",
-            field="version",
+            Reason("record.not_integer", {"value": _describe(version)}), field="version"
         )
+    if version != VERSION:
+        raise RecordError(Reason("record.version", {"value": _describe(version)}), field="version")
     seed = data["seed"]
     if not isinstance(seed, str):
-        raise RecordError(f"{_describe(seed)} is not a string", field="seed")
+        raise RecordError(Reason("record.not_string", {"value": _describe(seed)}), field="seed")
     seed_key(seed)
     clean: dict[str, Any] = {
         "seed": seed,
@@ -422,7 +461,7 @@ def validate_record_dict(data: object) -> dict[str, Any]:
     if "max_tile" in data:
         max_tile = _tile(data["max_tile"], "max_tile")
         if max_tile == 0:
-            raise RecordError("0 is not a tile", field="max_tile")
+            raise RecordError(Reason("record.zero_tile"), field="max_tile")
         clean["max_tile"] = max_tile
     if "final_board" in data:
         clean["final_board"] = _grid(data["final_board"], "final_board")
@@ -434,7 +473,10 @@ def validate_record_dict(data: object) -> dict[str, Any]:
         if expected is not None and (
             not isinstance(value, expected) or (expected is str and isinstance(value, bool))
         ):
-            raise RecordError(f"{_describe(value)} is not a {expected.__name__}", field=key)
+            raise RecordError(
+                Reason("record.wrong_type", {"value": _describe(value), "type": expected.__name__}),
+                field=key,
+            )
         _check_nesting(value, key)
         extra[key] = value
     if "fair" in extra or "signature" in extra:
@@ -457,7 +499,7 @@ def _check_nesting(value: Any, field: str) -> None:
         item, depth = stack.pop()
         if isinstance(item, (list, dict)):
             if depth >= MAX_NESTING:
-                raise RecordError(f"nested deeper than {MAX_NESTING} levels", field=field)
+                raise RecordError(Reason("record.too_deep", {"limit": MAX_NESTING}), field=field)
             children = item.values() if isinstance(item, dict) else item
             stack.extend(
                 (child, depth + 1) for child in children if isinstance(child, (list, dict))

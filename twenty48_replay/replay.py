@@ -17,6 +17,7 @@ from twenty48_replay import engine, rows
 from twenty48_replay.board import Board, Direction
 from twenty48_replay.errors import NullMoveError
 from twenty48_replay.game import WIN_TILE, GameState, Spawn, opening
+from twenty48_replay.reasons import Reason
 from twenty48_replay.record import Record
 
 if TYPE_CHECKING:
@@ -125,6 +126,8 @@ class VerifyResult:
     valid step; ``reasons`` lists every way the record fails, each naming
     the claimed and the replayed value, then the fair-play reasons.
     ``fair`` and ``signature`` are the fair-play verdict (SPEC section 11.7).
+    ``reason_codes`` are the same reasons as codes with parameters (SPEC
+    section 8.8), from which people read them in their language.
     """
 
     valid: bool
@@ -141,6 +144,11 @@ class VerifyResult:
     fair: str = "self-seeded"
     #: "checked", "unchecked", or None for a self-seeded record.
     signature: str | None = None
+    reason_codes: tuple[Reason, ...] = ()
+
+    def translated_reasons(self) -> list[str]:
+        """The reasons in the current language."""
+        return [reason.translated() for reason in self.reason_codes]
 
     def to_json(self) -> dict[str, Any]:
         """The fields of ``twenty48 verify --json`` (without file and index)."""
@@ -154,6 +162,7 @@ class VerifyResult:
             "reasons": list(self.reasons),
             "fair": self.fair,
             "signature": self.signature,
+            "reason_codes": [reason.to_json() for reason in self.reason_codes],
         }
 
 
@@ -166,22 +175,31 @@ def verify(record: Record, trusted: SignatureChecker | None = None) -> VerifyRes
     """
     state, null_move, verdict = _final(record)
     board = state.board
-    reasons = []
+    reasons: list[Reason] = []
     if null_move is not None:
-        reasons.append(str(null_move))
+        reasons.append(null_move.code)
     if record.score != state.score:
-        reasons.append(f"claimed score {record.score}, replayed {state.score}")
+        reasons.append(Reason("claim.score", {"claimed": record.score, "replayed": state.score}))
     if record.max_tile is not None and record.max_tile != verdict.max_tile:
-        reasons.append(f"claimed max_tile {record.max_tile}, replayed {verdict.max_tile}")
+        reasons.append(
+            Reason("claim.max_tile", {"claimed": record.max_tile, "replayed": verdict.max_tile})
+        )
     if record.final_board is not None:
         claimed = Board.from_rows(record.final_board)
         if claimed != board:
             differ = [i for i in range(16) if claimed[i] != board[i]]
             first = differ[0]
             reasons.append(
-                f"claimed final_board differs from the replayed board in {len(differ)} "
-                f"cell(s), first at row {first // 4 + 1} column {first % 4 + 1}: "
-                f"claimed {claimed[first]}, replayed {board[first]}"
+                Reason(
+                    "claim.final_board" if len(differ) > 1 else "claim.final_board_cell",
+                    {
+                        **({"cells": len(differ)} if len(differ) > 1 else {}),
+                        "row": first // 4 + 1,
+                        "column": first % 4 + 1,
+                        "claimed": claimed[first],
+                        "replayed": board[first],
+                    },
+                )
             )
     fair, signature = "self-seeded", None
     if "fair" in record.extra:  # imported here: self-seeded records never load it
@@ -189,7 +207,7 @@ def verify(record: Record, trusted: SignatureChecker | None = None) -> VerifyRes
 
         fairness = check_fair(record, trusted)
         fair, signature = fairness.status, fairness.signature
-        reasons.extend(fairness.reasons)
+        reasons.extend(fairness.codes)
     return VerifyResult(
         valid=not reasons,
         score=state.score,
@@ -198,8 +216,9 @@ def verify(record: Record, trusted: SignatureChecker | None = None) -> VerifyRes
         won=verdict.max_tile >= WIN_TILE,
         over=verdict.over,
         board=board,
-        reasons=tuple(reasons),
+        reasons=tuple(str(reason) for reason in reasons),
         invalid_move=None if null_move is None else null_move.move_number,
         fair=fair,
         signature=signature,
+        reason_codes=tuple(reasons),
     )

@@ -24,6 +24,7 @@ from typing import Final
 
 from twenty48_replay import native
 from twenty48_replay.errors import RecordError
+from twenty48_replay.reasons import Reason
 
 try:  # CPython 3.12+
     from _sha2 import sha256 as _sha256_new  # type: ignore[import-not-found,unused-ignore]
@@ -52,18 +53,18 @@ def new_seed() -> str:
 def seed_key(seed: str) -> bytes:
     """The HMAC key of a seed, after checking the seed against the contract."""
     if not isinstance(seed, str):
-        raise RecordError(f"seed must be a string, not {type(seed).__name__}", field="seed")
+        raise RecordError(Reason("seed.not_string", {"type": type(seed).__name__}), field="seed")
     if not seed:
-        raise RecordError("seed is empty", field="seed")
+        raise RecordError(Reason("seed.empty"), field="seed")
     if len(seed) > MAX_SEED_LENGTH:
         raise RecordError(
-            f"seed has {len(seed)} characters, the limit is {MAX_SEED_LENGTH}", field="seed"
+            Reason("seed.too_long", {"length": len(seed), "limit": MAX_SEED_LENGTH}), field="seed"
         )
     try:
         return seed.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise RecordError(
-            f"seed is not encodable as UTF-8 (character {exc.start + 1})", field="seed"
+            Reason("seed.not_utf8", {"character": exc.start + 1}), field="seed"
         ) from None
 
 

@@ -21,7 +21,7 @@ Final API::
         .key_id ; .verify(record_dict) -> tuple[str, ...]
     read_key_file(data: bytes, where: str) -> TrustedKey | TrustedKeySet  # the one rule
     load_trusted(path_or_url: str) -> TrustedKey | TrustedKeySet  # KeyFileError (exit 2)
-    verify_signature(public_key, signature, message) -> str | None  # why not, or None
+    verify_signature(public_key, signature, message) -> Reason | None  # why not, or None
 
 Key files (schema/SPEC.md, section 11.6): the private key is PKCS#8 PEM,
 unencrypted, mode 0600.  A private key file that group or others may read
@@ -61,6 +61,7 @@ from twenty48_replay.fair import (
     validate_signature_text,
 )
 from twenty48_replay.keyset import KeySet, read_key_set
+from twenty48_replay.reasons import Reason
 from twenty48_replay.record import loads_strict
 
 if TYPE_CHECKING:
@@ -203,7 +204,9 @@ class ServerKey:
         """
         fair = record_dict.get("fair")
         if not isinstance(fair, Mapping) or fair.get("key_id") != self.key_id:
-            raise RecordError(f"must name this key's id {self.key_id}", field="fair.key_id")
+            raise RecordError(
+                Reason("fair.signer_key", {"key_id": self.key_id}), field="fair.key_id"
+            )
         out = {key: value for key, value in record_dict.items() if key != "signature"}
         out["signature"] = self.sign(canonical_bytes(out)).hex()
         return out
@@ -276,7 +279,7 @@ class ServerKey:
 # ---------------------------------------------------------------- a verifier's key
 
 
-def verify_signature(public_key: bytes, signature: bytes, message: bytes) -> str | None:
+def verify_signature(public_key: bytes, signature: bytes, message: bytes) -> Reason | None:
     """Why ``signature`` is not ``public_key``'s Ed25519 signature of ``message``; None if it is.
 
     SPEC 11.6: the key a canonical point not of small order, R canonical,
@@ -286,7 +289,7 @@ def verify_signature(public_key: bytes, signature: bytes, message: bytes) -> str
     return public_key_problem(public_key) or _checked_key_verifies(public_key, signature, message)
 
 
-def _checked_key_verifies(public_key: bytes, signature: bytes, message: bytes) -> str | None:
+def _checked_key_verifies(public_key: bytes, signature: bytes, message: bytes) -> Reason | None:
     """:func:`verify_signature` for a key already checked (a :class:`TrustedKey`'s, a key
     set's): the key check costs more than the signature check, so it is done once."""
     problem = signature_problem(signature)
@@ -298,17 +301,17 @@ def _checked_key_verifies(public_key: bytes, signature: bytes, message: bytes) -
     try:
         Ed25519PublicKey.from_public_bytes(public_key).verify(signature, message)
     except InvalidSignature:
-        return "the record was changed after signing, or another key signed it"
+        return Reason("signature.mismatch")
     return None
 
 
-def _record_signature(record_dict: Mapping[str, Any]) -> tuple[bytes, bytes] | str:
+def _record_signature(record_dict: Mapping[str, Any]) -> tuple[bytes, bytes] | Reason:
     """The record's signature and canonical bytes, or why it has none (a reason)."""
     try:
         signature = bytes.fromhex(validate_signature_text(record_dict.get("signature")))
         data = canonical_bytes(record_dict)
     except RecordError as exc:
-        return exc.message
+        return exc.problem
     assert len(signature) * 2 == SIGNATURE_HEX_LENGTH
     return signature, data
 
@@ -328,7 +331,7 @@ class TrustedKey:
     def _check(self, _attribute: object, value: bytes) -> None:
         problem = public_key_problem(value)
         if problem is not None:
-            raise KeyFileError(problem)
+            raise KeyFileError(str(problem))
 
     @property
     def key_id(self) -> str:
@@ -361,23 +364,28 @@ class TrustedKey:
         """From a file: a PEM public key, or the JSON of ``/.well-known/twenty48-key``."""
         return cls.from_bytes(_read_capped(path), str(path))
 
-    def verify(self, record_dict: Mapping[str, Any]) -> tuple[str, ...]:
+    def verify(self, record_dict: Mapping[str, Any]) -> tuple[Reason, ...]:
         """Why the record's signature is not this key's over its canonical bytes; () if it is."""
         fair = record_dict.get("fair")
         named = fair.get("key_id") if isinstance(fair, Mapping) else None
         if named != self.key_id:
-            return (f"signed by key {named}, not by the trusted key {self.key_id}",)
+            return (Reason("key.other", {"key_id": _shown(named), "trusted": self.key_id}),)
         return _verify_with(self.public_key, record_dict)
 
 
-def _verify_with(public_key: bytes, record_dict: Mapping[str, Any]) -> tuple[str, ...]:
+def _shown(key_id: object) -> str | None:
+    """A record's ``fair.key_id`` as a reason's parameter (as f-strings showed it)."""
+    return key_id if key_id is None or isinstance(key_id, str) else str(key_id)
+
+
+def _verify_with(public_key: bytes, record_dict: Mapping[str, Any]) -> tuple[Reason, ...]:
     signed = _record_signature(record_dict)
-    if isinstance(signed, str):
+    if isinstance(signed, Reason):
         return (signed,)
     problem = _checked_key_verifies(public_key, *signed)
     if problem is None:
         return ()
-    return (f"signature does not verify with the trusted key {key_id_of(public_key)}: {problem}",)
+    return (Reason("signature.invalid", {"key_id": key_id_of(public_key), "problem": problem}),)
 
 
 @attrs.frozen(slots=True)
@@ -396,7 +404,7 @@ class TrustedKeySet:
         """The current key's id (named when a record has no signature)."""
         return self.keys.key_id
 
-    def verify(self, record_dict: Mapping[str, Any]) -> tuple[str, ...]:
+    def verify(self, record_dict: Mapping[str, Any]) -> tuple[Reason, ...]:
         """Why no listed key vouches for the record; () if one does."""
         fair = record_dict.get("fair")
         named = fair.get("key_id") if isinstance(fair, Mapping) else None

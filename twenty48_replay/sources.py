@@ -31,6 +31,7 @@ from typing import Any, BinaryIO, Protocol
 import attrs
 
 from twenty48_replay.errors import RecordError
+from twenty48_replay.reasons import Reason
 from twenty48_replay.record import MAX_INPUT_BYTES, MAX_NESTING, MAX_VALUES, Record, count_values
 
 STDIN = "-"
@@ -80,7 +81,9 @@ class RawRecord:
                 self.source, self.index, None, exc.located(self.source, self.index), self.lines
             )
         except Exception as exc:  # the reader's boundary: never raise past it (MemoryError too)
-            error = RecordError(f"cannot be read: {type(exc).__name__}: {exc}")
+            error = RecordError(
+                Reason("input.unreadable", {"error": f"{type(exc).__name__}: {exc}"})
+            )
             return SourcedRecord(
                 self.source, self.index, None, error.located(self.source, self.index), self.lines
             )
@@ -104,7 +107,12 @@ def location(source: str, index: int | None, *, lines: bool = False) -> str:
     return source
 
 
-def _failure(source: str, reason: str, index: int | None = None) -> RawRecord:
+def unreadable(exc: BaseException) -> Reason:
+    """An input that cannot be read, in the system's words (its ``strerror`` when it has one)."""
+    return Reason("input.unreadable", {"error": str(getattr(exc, "strerror", None) or exc)})
+
+
+def _failure(source: str, reason: Reason, index: int | None = None) -> RawRecord:
     return RawRecord(source, index, None, RecordError(reason, source=source, index=index))
 
 
@@ -144,7 +152,7 @@ def _lines(stream: _LineSource, source: str) -> Iterator[RawRecord]:
         if line.endswith(b"\n"):
             line = line[:-1]
         elif len(line) > MAX_INPUT_BYTES:
-            error = RecordError(f"line is over the limit of {MAX_INPUT_BYTES:,} bytes")
+            error = RecordError(Reason("input.line_too_large", {"limit": MAX_INPUT_BYTES}))
             yield RawRecord(source, number, None, error.located(source, number), lines=True)
             while line and not line.endswith(b"\n"):  # skip the rest of the line
                 line = stream.readline(1 << 20)
@@ -157,7 +165,7 @@ def _document(stream: BinaryIO, source: str) -> Iterator[RawRecord]:
     """A ``.json`` file: one record, index 1, whatever it holds (empty included)."""
     data = stream.read(MAX_INPUT_BYTES + 1)
     if len(data) > MAX_INPUT_BYTES:
-        yield _failure(source, f"file is over the limit of {MAX_INPUT_BYTES:,} bytes", 1)
+        yield _failure(source, Reason("input.file_too_large", {"limit": MAX_INPUT_BYTES}), 1)
         return
     yield RawRecord(source, 1, data, first=True)
 
@@ -219,26 +227,26 @@ def read_raw(path: str, stdin: BinaryIO | None = None) -> Iterator[RawRecord]:
     if path == STDIN:
         stream = stdin if stdin is not None else getattr(sys.stdin, "buffer", None)
         if stream is None:  # started with standard input closed
-            yield _failure(STDIN, "cannot be read: standard input is closed")
+            yield _failure(STDIN, Reason("input.stdin_closed"))
             return
         try:
             yield from _detect(stream, STDIN)
         except (OSError, ValueError) as exc:  # ValueError: standard input is closed
-            yield _failure(STDIN, f"cannot be read: {getattr(exc, 'strerror', None) or exc}")
+            yield _failure(STDIN, unreadable(exc))
         return
     try:
         stream = open(path, "rb")  # noqa: SIM115 - closed below, after streaming
     except FileNotFoundError:
-        yield _failure(path, "no such file")
+        yield _failure(path, Reason("input.no_such_file"))
         return
     except IsADirectoryError:
-        yield _failure(path, "is a directory with no .json or .jsonl files")
+        yield _failure(path, Reason("input.empty_directory"))
         return
     except PermissionError:
-        yield _failure(path, "permission denied")
+        yield _failure(path, Reason("input.permission_denied"))
         return
     except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
-        yield _failure(path, f"cannot be read: {getattr(exc, 'strerror', None) or exc}")
+        yield _failure(path, unreadable(exc))
         return
     with stream:
         yield from read_opened(stream, path, lambda: os.fstat(stream.fileno()).st_size)
@@ -258,14 +266,14 @@ def read_opened(stream: BinaryIO, path: str, size: Callable[[], int]) -> Iterato
             total = size()
             if total > MAX_INPUT_BYTES:
                 yield _failure(
-                    path, f"file is {total:,} bytes, over the limit of {MAX_INPUT_BYTES:,}", 1
+                    path, Reason("input.file_size", {"size": total, "limit": MAX_INPUT_BYTES}), 1
                 )
                 return
             yield from _document(stream, path)
         else:
             yield from _detect(stream, path)
     except OSError as exc:
-        yield _failure(path, f"cannot be read: {exc.strerror or exc}")
+        yield _failure(path, unreadable(exc))
 
 
 def is_json_lines(stream: BinaryIO, path: str) -> bool:
@@ -331,7 +339,7 @@ class RangeLines:
             if line.endswith(b"\n"):
                 line = line[:-1]
             elif len(line) > MAX_INPUT_BYTES:
-                error = RecordError(f"line is over the limit of {MAX_INPUT_BYTES:,} bytes")
+                error = RecordError(Reason("input.line_too_large", {"limit": MAX_INPUT_BYTES}))
                 yield RawRecord(source, number, None, error.located(source, number))
                 while line and not line.endswith(b"\n"):  # skip the rest of the line
                     line = stream.readline(1 << 20)

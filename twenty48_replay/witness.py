@@ -23,8 +23,10 @@ end.  :class:`Witness` is the client's memory and judge:
   client seed and revealed seed, and then every check of ``verify``
   (commitment, seed derivation, signature by the server's key).
 
-Messages are built from templates (:class:`Phrase`) so the command line
-shows them in the chosen language while the evidence keeps the English.
+Messages are reasons with codes (:class:`twenty48_replay.reasons.Reason`,
+the ``witness.*`` codes of schema/SPEC.md 8.8), so the command line shows
+them in the chosen language while the evidence keeps the English words and
+the code (``verdict_code``).
 This module knows nothing of HTTP: :mod:`twenty48_replay.client` feeds it.
 """
 
@@ -32,7 +34,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
 import attrs
@@ -40,7 +42,8 @@ import attrs
 from twenty48_replay.board import Board, Direction
 from twenty48_replay.errors import EXIT_FAILED, EXIT_UNUSABLE, RecordError, Twenty48Error
 from twenty48_replay.game import WIN_TILE, Spawn
-from twenty48_replay.i18n import N_, _
+from twenty48_replay.i18n import _
+from twenty48_replay.reasons import Reason
 from twenty48_replay.record import MAX_INTEGER, Record, dumps_value
 
 #: The evidence document's format name and version (``twenty48 evidence ID`` prints it).
@@ -56,22 +59,6 @@ _TOKEN: Final = re.compile(f"[!-~]{{1,{MAX_TOKEN_LENGTH}}}")
 Translate = Callable[[str], str]
 
 
-@attrs.frozen(slots=True)
-class Phrase:
-    """A message template (English, marked for translation) and its values."""
-
-    template: str
-    values: Mapping[str, object] = attrs.field(factory=dict)
-
-    def render(self, tr: Translate = str) -> str:
-        """The text, each template (nested phrases too) passed through ``tr``."""
-        values = {
-            key: value.render(tr) if isinstance(value, Phrase) else value
-            for key, value in self.values.items()
-        }
-        return tr(self.template).format(**values)
-
-
 def _identity(text: str) -> str:
     return text
 
@@ -85,15 +72,13 @@ class ServerAnswerError(Twenty48Error):
 
     exit_code: ClassVar[int] = EXIT_UNUSABLE
 
-    def __init__(self, where: Phrase, problem: Phrase) -> None:
+    def __init__(self, where: Reason, problem: Reason) -> None:
         self.where = where
         self.problem = problem
         super().__init__(self._text(_identity))
 
     def _text(self, tr: Translate) -> str:
-        return Phrase(
-            N_("{where} is unusable: {problem}"), {"where": self.where, "problem": self.problem}
-        ).render(tr)
+        return Reason("witness.unusable", {"where": self.where, "problem": self.problem}).render(tr)
 
     def translated(self) -> str:
         return self._text(_)
@@ -111,7 +96,7 @@ class UnfairServerError(Twenty48Error):
     exit_code: ClassVar[int] = EXIT_FAILED
 
     def __init__(
-        self, where: Phrase, rule: Phrase, move: int | None, evidence: dict[str, Any]
+        self, where: Reason, rule: Reason, move: int | None, evidence: dict[str, Any]
     ) -> None:
         self.where = where
         self.rule = rule
@@ -120,10 +105,15 @@ class UnfairServerError(Twenty48Error):
         super().__init__(self._text(_identity))
 
     def _text(self, tr: Translate) -> str:
-        return Phrase(
-            N_("{where} breaks the rules: {rule}"),
+        return Reason(
+            "witness.broken",
             {"where": self.where, "rule": self.rule},
         ).render(tr)
+
+    @property
+    def code(self) -> Reason:
+        """The broken rule as a code: ``witness.broken`` with ``where`` and ``rule``."""
+        return Reason("witness.broken", {"where": self.where, "rule": self.rule})
 
     def translated(self) -> str:
         return self._text(_)
@@ -133,24 +123,24 @@ class UnfairServerError(Twenty48Error):
 # Which answer a message is about: the subject of "... breaks the rules" / "... is unusable".
 
 
-def where_new_game() -> Phrase:
-    return Phrase(N_("the server's answer to the new game"))
+def where_new_game() -> Reason:
+    return Reason("witness.where.new_game")
 
 
-def where_opening() -> Phrase:
-    return Phrase(N_("the server's opening board"))
+def where_opening() -> Reason:
+    return Reason("witness.where.opening")
 
 
-def where_move(n: int, letter: str) -> Phrase:
-    return Phrase(N_("the server's answer to move {n} ({letter})"), {"n": n, "letter": letter})
+def where_move(n: int, letter: str) -> Reason:
+    return Reason("witness.where.move", {"n": n, "letter": letter})
 
 
-def where_reveal() -> Phrase:
-    return Phrase(N_("the server's answer to finishing the game"))
+def where_reveal() -> Reason:
+    return Reason("witness.where.reveal")
 
 
-def where_record() -> Phrase:
-    return Phrase(N_("the server's signed record"))
+def where_record() -> Reason:
+    return Reason("witness.where.record")
 
 
 def quoted(value: object) -> str:
@@ -162,8 +152,8 @@ def quoted(value: object) -> str:
     return text if len(text) <= QUOTE_LENGTH else text[: QUOTE_LENGTH - 3] + "..."
 
 
-def cell_name(cell: int) -> Phrase:
-    return Phrase(N_("row {row} column {column}"), {"row": cell // 4 + 1, "column": cell % 4 + 1})
+def cell_name(cell: int) -> Reason:
+    return Reason("witness.cell", {"row": cell // 4 + 1, "column": cell % 4 + 1})
 
 
 # ---------------------------------------------------------------- shapes
@@ -172,53 +162,49 @@ def cell_name(cell: int) -> Phrase:
 class _Shape:
     """Reads the fields of one answer, raising :class:`ServerAnswerError` naming ``where``."""
 
-    def __init__(self, answer: object, where: Phrase) -> None:
+    def __init__(self, answer: object, where: Reason) -> None:
         self.where = where
         if not isinstance(answer, dict):
             raise ServerAnswerError(
-                where, Phrase(N_("it is {value}, not a JSON object"), {"value": quoted(answer)})
+                where, Reason("witness.shape.not_object", {"value": quoted(answer)})
             )
         self.answer: dict[str, Any] = answer
 
-    def fail(self, key: str, wanted: Phrase) -> ServerAnswerError:
+    def fail(self, key: str, wanted: Reason) -> ServerAnswerError:
         value = self.answer[key]
         return ServerAnswerError(
             self.where,
-            Phrase(
-                N_("field '{field}' is {value}, not {wanted}"),
+            Reason(
+                "witness.shape.field",
                 {"field": key, "value": quoted(value), "wanted": wanted},
             ),
         )
 
     def get(self, key: str) -> Any:
         if key not in self.answer:
-            raise ServerAnswerError(
-                self.where, Phrase(N_("field '{field}' is missing"), {"field": key})
-            )
+            raise ServerAnswerError(self.where, Reason("witness.shape.missing", {"field": key}))
         return self.answer[key]
 
     def integer(self, key: str, low: int = 0, high: int = MAX_INTEGER) -> int:
         value = self.get(key)
         if type(value) is not int or not low <= value <= high:
-            raise self.fail(
-                key, Phrase(N_("an integer from {low} to {high}"), {"low": low, "high": high})
-            )
+            raise self.fail(key, Reason("witness.shape.integer", {"low": low, "high": high}))
         return value
 
     def flag(self, key: str) -> bool:
         value = self.get(key)
         if type(value) is not bool:
-            raise self.fail(key, Phrase(N_("true or false")))
+            raise self.fail(key, Reason("witness.shape.flag"))
         return value
 
-    def text(self, key: str, pattern: re.Pattern[str], wanted: Phrase) -> str:
+    def text(self, key: str, pattern: re.Pattern[str], wanted: Reason) -> str:
         value = self.get(key)
         if not isinstance(value, str) or pattern.fullmatch(value) is None:
             raise self.fail(key, wanted)
         return value
 
     def hex64(self, key: str) -> str:
-        return self.text(key, _HEX64, Phrase(N_("64 lowercase hex characters")))
+        return self.text(key, _HEX64, Reason("witness.shape.hex64"))
 
     def position(self) -> tuple[Board, int, int]:
         """``board``, ``score`` and ``moves``, in that order."""
@@ -226,7 +212,7 @@ class _Shape:
 
     def board(self, key: str = "board") -> Board:
         value = self.get(key)
-        wanted = Phrase(N_("4 rows of 4 tiles (0 or a power of two from 2 to 131072)"))
+        wanted = Reason("witness.shape.board")
         if not (
             isinstance(value, list)
             and len(value) == 4
@@ -323,8 +309,14 @@ class Witness:
     def last(self) -> Shown:
         return self.shown[-1]
 
-    def evidence(self, verdict: str | None = None) -> dict[str, Any]:
-        """The document a broken rule leaves behind: who, where, what was sent, every answer."""
+    def evidence(
+        self, verdict: str | None = None, verdict_code: Reason | None = None
+    ) -> dict[str, Any]:
+        """The document a broken rule leaves behind: who, where, what was sent, every answer.
+
+        ``verdict`` is the broken rule in English words, ``verdict_code`` the same as a
+        code with parameters (SPEC 8.8), from which a person reads it in any language.
+        """
         return {
             "format": EVIDENCE_FORMAT,
             "version": EVIDENCE_VERSION,
@@ -335,13 +327,14 @@ class Witness:
             "commitment": self.commitment,
             "moves": self.letters,
             "verdict": verdict,
+            "verdict_code": None if verdict_code is None else verdict_code.to_json(),
             "answers": [exchange.to_json() for exchange in self.exchanges],
         }
 
-    def broken(self, where: Phrase, rule: Phrase, move: int | None = None) -> UnfairServerError:
+    def broken(self, where: Reason, rule: Reason, move: int | None = None) -> UnfairServerError:
         """The error for a broken rule (kept as :attr:`verdict`), with the evidence so far."""
         error = UnfairServerError(where, rule, move, {})
-        error.evidence = self.evidence(str(error))
+        error.evidence = self.evidence(str(error), error.code)
         self.verdict = error
         return error
 
@@ -355,7 +348,7 @@ class Witness:
         token = shape.text(
             "token",
             _TOKEN,
-            Phrase(N_("1 to {limit} visible ASCII characters"), {"limit": MAX_TOKEN_LENGTH}),
+            Reason("witness.shape.token", {"limit": MAX_TOKEN_LENGTH}),
         )
         self.game_id, self.commitment = game_id, commitment
         return game_id, token, commitment
@@ -369,70 +362,58 @@ class Witness:
         if moves != 0:
             raise self.broken(
                 where,
-                Phrase(N_("it is numbered move {got}; a game opens at move 0"), {"got": moves}),
+                Reason("witness.opening.number", {"got": moves}),
             )
         if score != 0:
-            raise self.broken(
-                where, Phrase(N_("its score is {got}; a game opens at 0"), {"got": score})
-            )
+            raise self.broken(where, Reason("witness.opening.score", {"got": score}))
         tiles = [value for value in board.cells() if value]
         if len(tiles) != 2:
             raise self.broken(
                 where,
-                Phrase(N_("it holds {count} tiles; a game opens with two"), {"count": len(tiles)}),
+                Reason("witness.opening.tiles", {"count": len(tiles)}),
             )
         odd = [value for value in tiles if value not in (2, 4)]
         if odd:
             raise self.broken(
                 where,
-                Phrase(
-                    N_("it holds a tile of {value}; opening tiles are 2 or 4"), {"value": odd[0]}
-                ),
+                Reason("witness.opening.tile_value", {"value": odd[0]}),
             )
         shown = Shown(board, 0, 0)
         self._flags(shape, where, shown, None)
         self.shown = [shown]
         return shown
 
-    def _same_game(self, shape: _Shape, where: Phrase, move: int | None) -> None:
+    def _same_game(self, shape: _Shape, where: Reason, move: int | None) -> None:
         if "id" in shape.answer:
             got = shape.integer("id")
             if got != self.game_id:
                 raise self.broken(
                     where,
-                    Phrase(
-                        N_("it is about game {got}, not game {id}"),
+                    Reason(
+                        "witness.game",
                         {"got": got, "id": self.game_id},
                     ),
                     move,
                 )
 
-    def _flags(self, shape: _Shape, where: Phrase, shown: Shown, move: int | None) -> None:
+    def _flags(self, shape: _Shape, where: Reason, shown: Shown, move: int | None) -> None:
         """``max_tile``, ``won`` and ``over`` are what the board says."""
         max_tile = shape.integer("max_tile")
         if max_tile != shown.board.max_tile:
             raise self.broken(
                 where,
-                Phrase(
-                    N_("it says the largest tile is {got}; the board's is {real}"),
+                Reason(
+                    "witness.max_tile",
                     {"got": max_tile, "real": shown.board.max_tile},
                 ),
                 move,
             )
         if shape.flag("won") != shown.won:
-            rule = (
-                N_("it says the game is won, but no tile is 2048 or more")
-                if not shown.won
-                else N_("it says the game is not won, but a tile is 2048 or more")
-            )
-            raise self.broken(where, Phrase(rule), move)
+            rule = "witness.won" if not shown.won else "witness.not_won"
+            raise self.broken(where, Reason(rule), move)
         if shape.flag("over") != shown.over:
-            rule = (
-                N_("it says the game is over, but the board can still move")
-                if not shown.over
-                else N_("it says the game goes on, but no move changes the board")
-            )
-            raise self.broken(where, Phrase(rule), move)
+            rule = "witness.over" if not shown.over else "witness.not_over"
+            raise self.broken(where, Reason(rule), move)
 
     # ------------------------------------------------------------------ moves
 
@@ -440,8 +421,8 @@ class Witness:
         """The server refused (422) a move that changes the board: a broken rule."""
         return self.broken(
             where_move(n, letter),
-            Phrase(
-                N_("it refused the move ({reason}), but the move changes the board"),
+            Reason(
+                "witness.move.refused",
                 {"reason": reason[:200]},
             ),
             n,
@@ -465,14 +446,14 @@ class Witness:
             wrong = got_n if got_n != n else got_moves
             raise self.broken(
                 where,
-                Phrase(N_("it numbers the move {got}, not {n} as sent"), {"got": wrong, "n": n}),
+                Reason("witness.move.number", {"got": wrong, "n": n}),
                 n,
             )
         if move != letter:
             raise self.broken(
                 where,
-                Phrase(
-                    N_("it names the move {got}, not {letter} as sent"),
+                Reason(
+                    "witness.move.letter",
                     {"got": quoted(move), "letter": letter},
                 ),
                 n,
@@ -482,11 +463,8 @@ class Witness:
         if (spawn_cell, spawn_value) != (cell, value):
             raise self.broken(
                 where,
-                Phrase(
-                    N_(
-                        "its spawn field says {got} at {got_cell}, but "
-                        "the board's new tile is {value} at {cell}"
-                    ),
+                Reason(
+                    "witness.move.spawn_field",
                     {
                         "got": spawn_value,
                         "got_cell": cell_name(spawn_cell),
@@ -499,8 +477,8 @@ class Witness:
         if gained != slid.gained:
             raise self.broken(
                 where,
-                Phrase(
-                    N_("it says the move gained {got} points; the slide gains {real}"),
+                Reason(
+                    "witness.move.gained",
                     {"got": gained, "real": slid.gained},
                 ),
                 n,
@@ -508,11 +486,8 @@ class Witness:
         if score != before.score + slid.gained:
             raise self.broken(
                 where,
-                Phrase(
-                    N_(
-                        "its score is {got}; the score before ({before}) "
-                        "plus the points of the move ({gained}) is {real}"
-                    ),
+                Reason(
+                    "witness.move.score",
                     {
                         "got": score,
                         "before": before.score,
@@ -525,34 +500,27 @@ class Witness:
         shown = Shown(board, score, n, letter, Spawn(cell, value))
         self._flags(shape, where, shown, n)
         if finished and not shown.over:
-            raise self.broken(
-                where, Phrase(N_("it ends the game, but the board can still move")), n
-            )
+            raise self.broken(where, Reason("witness.move.finished"), n)
         self.shown.append(shown)
         return shown, gained, finished
 
     def _spawn_field(self, shape: _Shape) -> tuple[int, int]:
         spawn = shape.get("spawn")
-        inner = _Shape(spawn, Phrase(N_("field 'spawn' of {where}"), {"where": shape.where}))
+        inner = _Shape(spawn, Reason("witness.where.spawn", {"where": shape.where}))
         return inner.integer("cell", 0, 15), inner.integer("value", 0, MAX_INTEGER)
 
-    def _new_tile(self, where: Phrase, n: int, slid: Board, board: Board) -> tuple[int, int]:
+    def _new_tile(self, where: Reason, n: int, slid: Board, board: Board) -> tuple[int, int]:
         """The one new tile that turns the slid board into ``board``, or the broken rule."""
         changed = [cell for cell in range(16) if slid[cell] != board[cell]]
         if not changed:
-            raise self.broken(
-                where, Phrase(N_("its board has no new tile; every move adds one")), n
-            )
+            raise self.broken(where, Reason("witness.move.no_tile"), n)
         covered = [cell for cell in changed if slid[cell] != 0]
         if covered:
             cell = covered[0]
             raise self.broken(
                 where,
-                Phrase(
-                    N_(
-                        "its board puts {value} on {cell}, which holds {held} "
-                        "after the slide; a new tile goes on an empty cell"
-                    ),
+                Reason(
+                    "witness.move.covered",
                     {"value": board[cell], "cell": cell_name(cell), "held": slid[cell]},
                 ),
                 n,
@@ -560,8 +528,8 @@ class Witness:
         if len(changed) > 1:
             raise self.broken(
                 where,
-                Phrase(
-                    N_("its board has {count} new tiles; every move adds exactly one"),
+                Reason(
+                    "witness.move.tiles",
                     {"count": len(changed)},
                 ),
                 n,
@@ -571,8 +539,8 @@ class Witness:
         if value not in (2, 4):
             raise self.broken(
                 where,
-                Phrase(
-                    N_("its new tile at {cell} is {value}; a new tile is 2 or 4"),
+                Reason(
+                    "witness.move.tile_value",
                     {"value": value, "cell": cell_name(cell)},
                 ),
                 n,
@@ -593,29 +561,22 @@ class Witness:
         if commitment != self.commitment:
             raise self.broken(
                 where,
-                Phrase(
-                    N_(
-                        "it names the commitment {got}, not {commitment} sent before the first move"
-                    ),
+                Reason(
+                    "witness.reveal.commitment",
                     {"got": quoted(commitment), "commitment": self.commitment},
                 ),
             )
         if client_seed != self.client_seed:
             raise self.broken(
                 where,
-                Phrase(
-                    N_("it names the client seed {got}, not ours"), {"got": quoted(client_seed)}
-                ),
+                Reason("witness.reveal.client_seed", {"got": quoted(client_seed)}),
             )
         digest = hashlib.sha256(server_seed.encode("ascii")).hexdigest()
         if digest != self.commitment:
             raise self.broken(
                 where,
-                Phrase(
-                    N_(
-                        "the SHA-256 of its server seed is "
-                        "{digest}, not the commitment {commitment}"
-                    ),
+                Reason(
+                    "witness.reveal.server_seed",
                     {"digest": digest, "commitment": self.commitment},
                 ),
             )
@@ -623,11 +584,8 @@ class Witness:
         if (board, score, moves) != (last.board, last.score, last.moves):
             raise self.broken(
                 where,
-                Phrase(
-                    N_(
-                        "its game ({moves} moves, score {score}) is not the "
-                        "game shown ({shown_moves} moves, score {shown_score})"
-                    ),
+                Reason(
+                    "witness.reveal.game",
                     {
                         "moves": moves,
                         "score": score,
@@ -651,32 +609,30 @@ class Witness:
         try:
             record = Record.from_dict(answer)
         except RecordError as exc:
-            raise ServerAnswerError(where, Phrase(str(exc))) from None
+            raise ServerAnswerError(where, exc.problem) from None
         info = record.extra.get("fair")
         if not isinstance(info, dict):
-            raise self.broken(where, Phrase(N_("it has no fair object")))
+            raise self.broken(where, Reason("witness.record.no_fair"))
         for key, ours, name in (
-            ("commitment", self.commitment, N_("the commitment sent before the first move")),
-            ("client_seed", self.client_seed, N_("our client seed")),
-            ("game_id", self.game_id, N_("the id of the game played")),
+            ("commitment", self.commitment, "witness.record.our_commitment"),
+            ("client_seed", self.client_seed, "witness.record.our_client_seed"),
+            ("game_id", self.game_id, "witness.record.our_game_id"),
         ):
             if info.get(key) != ours:
                 raise self.broken(
                     where,
-                    Phrase(
-                        N_("its fair.{key} is {got}, not {name}"),
-                        {"key": key, "got": quoted(info.get(key)), "name": Phrase(name)},
+                    Reason(
+                        "witness.record.fair_field",
+                        {"key": key, "got": quoted(info.get(key)), "name": Reason(name)},
                     ),
                 )
         if self.server_seed is not None and info.get("server_seed") != self.server_seed:
-            raise self.broken(
-                where, Phrase(N_("its server seed is not the one revealed when the game ended"))
-            )
+            raise self.broken(where, Reason("witness.record.server_seed"))
         if record.player != self.player:
             raise self.broken(
                 where,
-                Phrase(
-                    N_("its player is {got}, not {player} who played"),
+                Reason(
+                    "witness.record.player",
                     {"got": quoted(record.extra.get("player")), "player": quoted(self.player)},
                 ),
             )
@@ -687,22 +643,20 @@ class Witness:
         if record.score != self.last.score:
             raise self.broken(
                 where,
-                Phrase(
-                    N_("its score is {got}, not {score} as played"),
+                Reason(
+                    "witness.record.score",
                     {"got": record.score, "score": self.last.score},
                 ),
             )
         result = verify(record, trusted)
         if result.reasons:
-            raise self.broken(where, Phrase(result.reasons[0]))
+            raise self.broken(where, result.reason_codes[0])
         if trusted is not None and result.fair != "fair":
-            raise self.broken(
-                where, Phrase(N_("its fair play is {status}"), {"status": result.fair})
-            )
+            raise self.broken(where, Reason("witness.record.fair", {"status": result.fair}))
         return record
 
     def _compare_steps(
-        self, where: Phrase, record: Record, replay: Callable[[Record], Any]
+        self, where: Reason, record: Record, replay: Callable[[Record], Any]
     ) -> None:
         """Every replayed board and spawn equals what the answers showed."""
         steps = 0
@@ -710,18 +664,13 @@ class Witness:
             steps += 1
             if step.step == 0:
                 if step.board != shown.board:
-                    raise self.broken(
-                        where, Phrase(N_("its opening board is not the opening board shown")), 0
-                    )
+                    raise self.broken(where, Reason("witness.record.opening"), 0)
                 continue
             if shown.spawn is not None and step.spawn != shown.spawn:
                 raise self.broken(
                     where,
-                    Phrase(
-                        N_(
-                            "its new tile after move {n} is {value} at {cell}; "
-                            "the server showed {shown_value} at {shown_cell}"
-                        ),
+                    Reason(
+                        "witness.record.spawn",
                         {
                             "n": step.step,
                             "value": step.spawn.value,
@@ -735,8 +684,8 @@ class Witness:
             if step.board != shown.board or step.score != shown.score:
                 raise self.broken(
                     where,
-                    Phrase(
-                        N_("its board after move {n} is not the board shown after move {n}"),
+                    Reason(
+                        "witness.record.board",
                         {"n": step.step},
                     ),
                     step.step,
@@ -744,22 +693,22 @@ class Witness:
         if steps != len(self.shown):
             raise self.broken(
                 where,
-                Phrase(
-                    N_("it replays {count} of the {moves} moves shown"),
+                Reason(
+                    "witness.record.steps",
                     {"count": max(steps - 1, 0), "moves": len(self.shown) - 1},
                 ),
             )
 
 
-def _moves_differ(record: str, played: str) -> Phrase:
+def _moves_differ(record: str, played: str) -> Reason:
     """Where a record's move string leaves the moves played."""
     for index, (got, real) in enumerate(zip(record, played, strict=False), 1):
         if got != real:
-            return Phrase(
-                N_("its move {n} is {got}, but {real} was played"),
+            return Reason(
+                "witness.record.move",
                 {"n": index, "got": got, "real": real},
             )
-    return Phrase(
-        N_("it holds {count} moves, but {played} were played"),
+    return Reason(
+        "witness.record.moves",
         {"count": len(record), "played": len(played)},
     )

@@ -14,7 +14,7 @@ from twenty48_replay.i18n import _
 
 
 def translate_bindings(node: DOMNode) -> None:
-    """Give ``node``'s own copy of its key bindings descriptions in the current language.
+    """Give ``node``'s own copy of its key bindings, descriptions and key names in the language.
 
     Each instance holds a copy of its class's bindings map (Textual copies it
     in ``__init__``), so replacing the lists here leaves the class alone and
@@ -23,6 +23,10 @@ def translate_bindings(node: DOMNode) -> None:
     keys = node._bindings.key_to_bindings
     for key, bindings in list(keys.items()):
         keys[key] = [
-            replace(binding, description=_(binding.description)) if binding.description else binding
+            replace(
+                binding,
+                description=_(binding.description) if binding.description else "",
+                key_display=_(binding.key_display) if binding.key_display else None,
+            )
             for binding in bindings
         ]

@@ -67,7 +67,7 @@ _EIGHT_BIT: Final[Palette] = {
     "1024": _cube(5, 3, 0),  # 214
     "2048": _cube(4, 3, 0),  # 178
     "big": _cube(1, 1, 1),  # 240, dark grey
-    "dark": _cube(1, 1, 1),
+    "dark": _cube(0, 0, 0),  # 16, black: the bright tiles need it to reach 4.5:1
     "light": _cube(5, 5, 5),
 }
 
@@ -101,8 +101,9 @@ PALETTES: Final[dict[str, Palette]] = {
 #: Tiles whose number is drawn in the palette's dark colour (the rest: light).
 _DARK_NUMBERS: Final[dict[str, frozenset[str]]] = {
     TRUECOLOR: frozenset({"2", "4"}),
-    EIGHT_BIT: frozenset({"2", "4", "128", "256", "512"}),
-    STANDARD: frozenset({"2", "4", "16", "64", "128", "512"}),
+    # Few colours: black on every tile where white would read below 4.5:1 (WCAG AA).
+    EIGHT_BIT: frozenset(set(map(str, VALUES)) - {"big"}),
+    STANDARD: frozenset({"2", "4", "16", "64", "128", "256", "512", "1024"}),
 }
 
 
@@ -119,3 +120,72 @@ def number_colour(name: str, key: str) -> str:
     """The colour of the number on tile ``key`` (a value as text, or ``"big"``)."""
     palette = PALETTES[name]
     return palette["dark"] if key in _DARK_NUMBERS[name] else palette["light"]
+
+
+#: The colours around the board (page, text, score boxes, key bar, dialogs, alerts),
+#: by palette, as Textual CSS variables ``$t48-<name>``.  The original's are its
+#: own; the few-colour ones are exact entries of the terminal's table, and every
+#: text colour meets its background at a contrast ratio of at least 4.5 (WCAG AA,
+#: checked by tests/test_tui_contrast.py): the original's beige chrome collapses
+#: to white on light grey in 16 colours.
+CHROME: Final[dict[str, dict[str, str]]] = {
+    TRUECOLOR: {
+        "page": style.PAGE,
+        "text": style.DARK_TEXT,
+        "light": style.LIGHT_TEXT,
+        "box": style.BOARD,
+        "box-title": style.SCORE_LABEL,
+        "box-note": style.DARK_TEXT,
+        "bar": style.ACCENT,
+        "bar-key": style.DARK_TEXT,
+        "logo": style.TILE_BACKGROUNDS[2048],
+        "alert": "#f65e3b",
+        "invalid": "#c0392b",
+        "gold": style.TILE_BACKGROUNDS[2048],
+        "button": style.ACCENT,
+        "button-focus": "#f65e3b",
+        "button-hover": "#f59563",
+        "input": style.LIGHT_TEXT,
+    },
+    EIGHT_BIT: {
+        "page": _cube(5, 5, 4),  # 230, cream
+        "text": "#585858",  # 240
+        "light": _cube(5, 5, 5),  # 231
+        "box": _cube(2, 1, 1),  # 95, brown
+        "box-title": _cube(5, 5, 5),
+        "box-note": _cube(5, 5, 3),  # 229
+        "bar": _cube(2, 1, 0),  # 94
+        "bar-key": "#585858",
+        "logo": _cube(2, 1, 0),
+        "alert": _cube(3, 0, 0),  # 124
+        "invalid": _cube(3, 0, 0),
+        "gold": _cube(2, 1, 0),
+        "button": _cube(2, 1, 0),
+        "button-focus": _cube(3, 0, 0),
+        "button-hover": "#585858",
+        "input": _cube(5, 5, 5),
+    },
+    STANDARD: {
+        "page": "#ffffff",  # 15
+        "text": "#555555",  # 8
+        "light": "#ffffff",
+        "box": "#555555",
+        "box-title": "#ffffff",
+        "box-note": "#ffff55",  # 11
+        "bar": "#aa5500",  # 3, brown
+        "bar-key": "#555555",
+        "logo": "#5555ff",  # 12, as the 2048 tile
+        "alert": "#aa0000",  # 1
+        "invalid": "#aa0000",
+        "gold": "#5555ff",
+        "button": "#aa5500",
+        "button-focus": "#aa0000",
+        "button-hover": "#555555",
+        "input": "#ffffff",
+    },
+}
+
+
+def chrome_variables(name: str) -> dict[str, str]:
+    """The CSS variables of palette ``name``'s chrome (see :data:`CHROME`)."""
+    return {f"t48-{key}": value for key, value in CHROME[name].items()}

@@ -20,7 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from twenty48_replay.board import Board, Direction
 from twenty48_replay.errors import ConflictError, NullMoveError, Twenty48Error
@@ -31,12 +31,14 @@ from twenty48_replay.text import printable
 from ..directions import ARROWS, NAMES
 from ..output import warn
 from ..session import Session
+from .keybar import KeyBar, Shorter
 from .language import translate_bindings
+from .prose import Prose
 from .screens import Choice, ConflictScreen, GameOverScreen, HelpScreen, RulesScreen, WinScreen
 from .widgets import (
-    DARK_TEXT,
-    LIGHT_TEXT,
+    COMPACT,
     BoardView,
+    ChromeColours,
     Responsive,
     ScoreBox,
     page_css,
@@ -100,49 +102,69 @@ class GameScreen(Responsive, Screen[None]):
         Binding("question_mark", "help", N_("Help"), key_display="?"),
         Binding("q", "quit_game", N_("Quit")),
     ]
+    #: Whether the win banner and the game-over card offer a new game (a fair game: no).
+    OFFERS_NEW_GAME: ClassVar[bool] = True
+    #: The game-over card's button for q.
+    QUIT_LABEL: ClassVar[str] = N_("Quit (q)")
+    #: The key bar's shorter forms (see :mod:`.keybar`); the help card lists every key.
+    KEY_BAR_SHORT: ClassVar[dict[str, Shorter]] = {
+        "move('U')": Shorter(key="↑↓←→", keep=2),
+        "quit_game": Shorter(keep=1),
+    }
 
     DEFAULT_CSS = (
         page_css("GameScreen")
-        + f"""
-    GameScreen #top {{
+        + """
+    GameScreen #top {
         height: auto;
-    }}
-    GameScreen #logo {{
+    }
+    GameScreen #logo {
         width: 10;
         height: 3;
         margin-bottom: 1;
         content-align: center middle;
         text-style: bold;
-        background: #edc22e;
-        color: {LIGHT_TEXT};
-    }}
-    GameScreen #info {{
+        background: $t48-logo;
+        color: $t48-light;
+    }
+    GameScreen #info {
         margin-top: 1;
-        color: {DARK_TEXT};
-    }}
-    GameScreen.-medium #info {{
+        color: $t48-text;
+    }
+    GameScreen.-medium #info {
+        display: none;
+    }
+    GameScreen.-fair.-medium #info {
+        display: block;
         margin-top: 0;
         height: 1;
         text-wrap: nowrap;
         text-overflow: ellipsis;
-    }}
-    GameScreen.-compact #logo {{
+    }
+    GameScreen.-medium #logo, GameScreen.-compact #logo {
         display: none;
-    }}
-    GameScreen #side-info {{
+    }
+    GameScreen #side-info {
+        display: none;
         height: auto;
-        max-height: 4;
+        max-height: 5;
         margin-top: 1;
-        color: {DARK_TEXT};
-    }}
-    GameScreen #status {{
+        color: $t48-text;
+    }
+    GameScreen.-medium #side-info, GameScreen.-compact #side-info {
+        display: block;
+    }
+    GameScreen.-compact #side-info {
+        max-height: 4;
+    }
+    GameScreen #status {
         height: 1;
         text-style: bold;
-        color: {DARK_TEXT};
-    }}
-    GameScreen #status.-notice {{
-        color: #f65e3b;
-    }}
+        color: $t48-text;
+    }
+    GameScreen #status.-notice {
+        color: $t48-alert;
+    }
     """
     )
 
@@ -172,10 +194,10 @@ class GameScreen(Responsive, Screen[None]):
                     yield ScoreBox(_("SCORE"), id="score")
                     yield ScoreBox(_("BEST"), id="best")
                     yield ScoreBox(_("MOVES"), id="moves")
-                    yield Static("", id="side-info", classes="compact-only", markup=False)
+                    yield Prose([], id="side-info", markup=False)
             yield Static("", id="info", classes="roomy-only", markup=False)
             yield Static("", id="status", markup=False)
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         """Show the loaded game; a finished game opens on its game-over card."""
@@ -200,8 +222,9 @@ class GameScreen(Responsive, Screen[None]):
         self.query_one("#score", ScoreBox).show(state.score, "")
         self._refresh_side()
         self.query_one("#info", Static).update(self.identity())
-        self.query_one("#side-info", Static).update(self.short_identity())
+        self._refresh_side_identity()
         self.set_status(self.standing_note(), notice=state.over)
+        self.refresh_bindings()
 
     def identity(self) -> str:
         """The line under the board that says which game this is."""
@@ -213,6 +236,24 @@ class GameScreen(Responsive, Screen[None]):
             line += " · " + _("player {name}").format(name=printable(session.player))
         return line
 
+    def side_identity(self) -> str:
+        """What the side column says under the score boxes (medium and compact layouts).
+
+        At 60 columns the line under the board would cut the seed or the
+        name, so the identity wraps in the side column instead; at 40 the
+        column is 10 cells wide and holds the game's number.
+        """
+        return self.short_identity() if self.has_class(COMPACT) else self.identity()
+
+    def _refresh_side_identity(self) -> None:
+        self.query_one("#side-info", Prose).set_blocks([self.side_identity()])
+
+    def apply_layout(self, width: int, height: int) -> None:
+        """Lay out for the size, then say in the side column what fits there."""
+        super().apply_layout(width, height)
+        if self.is_mounted:
+            self._refresh_side_identity()
+
     def short_identity(self) -> str:
         """The game's number, for the compact layout's side column."""
         return _("game {id}").format(id=self.session.id)
@@ -221,6 +262,12 @@ class GameScreen(Responsive, Screen[None]):
         """Best score and move count from the current state."""
         self.query_one("#best", ScoreBox).show(self.best)
         self.query_one("#moves", ScoreBox).show(self.session.state.moves)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """After game over a move or a hint would do nothing: their keys show as unavailable."""
+        if action in ("move", "hint") and self.session.state.over:
+            return None
+        return True
 
     def standing_note(self) -> str:
         """What the status line says when there is no fresher message."""
@@ -278,8 +325,12 @@ class GameScreen(Responsive, Screen[None]):
         )
         self._refresh_side()
         self.set_status(self.standing_note(), notice=state.over)
+        self.refresh_bindings()
         if state.won and not before.won:
-            self.app.push_screen(WinScreen(state.score, state.moves), self._after_win)
+            self.app.push_screen(
+                WinScreen(state.score, state.moves, new_game=self.OFFERS_NEW_GAME),
+                self._after_win,
+            )
         elif state.over:
             self._show_game_over()
 
@@ -293,7 +344,15 @@ class GameScreen(Responsive, Screen[None]):
     def _show_game_over(self) -> None:
         state = self.session.state
         self.app.push_screen(
-            GameOverScreen(state.score, self.best, state.moves, state.max_tile), self._choose
+            GameOverScreen(
+                state.score,
+                self.best,
+                state.moves,
+                state.max_tile,
+                new_game=self.OFFERS_NEW_GAME,
+                quit_label=self.QUIT_LABEL,
+            ),
+            self._choose,
         )
 
     def _conflict(self, exc: ConflictError) -> None:
@@ -450,7 +509,7 @@ class GameScreen(Responsive, Screen[None]):
         )
 
 
-class PlayApp(App[None]):
+class PlayApp(ChromeColours, App[None]):
     """The ``twenty48 play`` application: one game screen over a store."""
 
     TITLE = "twenty48"

@@ -17,9 +17,11 @@ line (exit 1 with the evidence kept, or exit 2).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from textual.binding import Binding, BindingType
+from textual.markup import escape
 
 from twenty48_replay.board import Direction
 from twenty48_replay.client import AnswerError, DeadlineError, MoveRefusedError, RemoteGame
@@ -30,27 +32,70 @@ from twenty48_replay.store import Store
 from twenty48_replay.text import printable
 from twenty48_replay.witness import ServerAnswerError, UnfairServerError
 
+from .keybar import Shorter
 from .play_app import GameScreen, PlayApp
-from .screens import HelpScreen
+from .prose import Block
+from .screens import MOVE_KEYS, ConfirmEndScreen, HelpCard, HelpScreen
+from .widgets import COMPACT
 
 #: What ends a fair game at once: the server broke a rule, or its answer cannot be used.
 STOPPING = (UnfairServerError, ServerAnswerError, AnswerError, DeadlineError)
 
-FAIR_HELP_TEXT = N_("""\
-[b]Move[/b]    ← ↑ → ↓   or  a w d s   or  h k l j
-[b]r[/b]       the rules of the game
-[b]?[/b]       this help
-[b]q[/b]       finish: the server ends the game, reveals its
-        seed and signs the record, which is checked here
-        and kept in your local games
+FAIR_HELP = HelpCard(
+    heading=N_("twenty48 — a fair game"),
+    keys=(
+        (MOVE_KEYS, N_("move the tiles (also w\u00a0a\u00a0s\u00a0d, or h\u00a0j\u00a0k\u00a0l)")),
+        ("r", N_("the rules of the game")),
+        ("?", N_("this help")),
+        (
+            "q",
+            N_(
+                "finish: asks first; then the server ends the game, reveals its seed and "
+                "signs the record, which is checked here and kept with your local games"
+            ),
+        ),
+    ),
+    notes=(
+        N_(
+            "A fair game: the server committed to a secret seed (the commitment under the "
+            "board) before your first move, and every new tile comes from it one move at a "
+            "time, so no one knew the tiles in advance."
+        ),
+        N_(
+            "No hints (t): a hint is the solver's move, so a game played with hints would be "
+            "the solver's game, not yours. No new game (n): one fair game per run."
+        ),
+        N_(
+            "Anyone can check the record: "
+            "[i]twenty48\u00a0verify\u00a0--trust\u00a0SERVER_URL\u00a0record.json[/i]."
+        ),
+    ),
+)
 
-A fair game: the server committed to a secret seed (the
-commitment under the board) before your first move, and
-every new tile comes from it one move at a time, so no one
-knew the tiles in advance.  No hints (t) and no new game (n):
-a fair game is played unaided, one per run.  Anyone can check
-the record: [i]twenty48 verify --trust SERVER_URL record.json[/i].\
-""")
+
+@dataclass(frozen=True)
+class FairHelpCard(HelpCard):
+    """The fair game's help, ending with which game this is and its whole commitment.
+
+    At 40 columns the game screen has no room for the server's URL or the
+    64 hex characters of the commitment, and at 60 the URL line may end in
+    an ellipsis; the help card always has room for both.
+    """
+
+    #: "fair game 108 on URL · player NAME", as text (markup escaped here).
+    where: str = ""
+    commitment: str = ""
+
+    def blocks(self) -> list[Block]:
+        """The card's text, then the game, its server and its commitment."""
+        return [
+            *super().blocks(),
+            "",
+            escape(self.where),
+            _("This game's commitment, shown before your first move: {commitment}").format(
+                commitment=escape(self.commitment)
+            ),
+        ]
 
 
 class RemoteSession:
@@ -87,22 +132,50 @@ class RemoteSession:
 
 
 class RemoteGameScreen(GameScreen):
-    """The game screen without hints or local new games; q finishes the fair game."""
+    """The game screen without hints or local new games; q ends and signs the fair game.
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "quit_game", N_("Finish & sign"))]
+    The key bar and the dialogs offer only what a fair game takes: no New
+    game and no Hint (``n`` and ``t`` still say why, if pressed), and q asks
+    before it ends the game, since its score then counts as it stands.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "new_game", show=False),
+        Binding("t", "hint", show=False),
+        Binding("q", "quit_game", N_("End and sign")),
+    ]
+    KEY_BAR_SHORT: ClassVar[dict[str, Shorter]] = {
+        **GameScreen.KEY_BAR_SHORT,
+        "quit_game": Shorter(label=N_("End"), keep=1),
+    }
+    OFFERS_NEW_GAME = False
+    QUIT_LABEL = N_("End and sign (q)")
 
     def __init__(self, store: Store, session: RemoteSession) -> None:
         super().__init__(store, session)
         self.remote = session
+        self.add_class("-fair")  # the line under the board stays at 60 columns
 
-    def identity(self) -> str:
-        """Which game, on which server, and the whole commitment (64 hex characters)."""
+    def side_identity(self) -> str:
+        """At 60 columns the whole commitment wraps in the side column (64 hex characters)."""
+        if self.has_class(COMPACT):
+            return self.short_identity()
+        return _("commitment {commitment}").format(
+            commitment=printable(self.remote.game.commitment)
+        )
+
+    def where(self) -> str:
+        """Which game, on which server, for whom."""
         game = self.remote.game
         where = _("fair game {id} on {url}").format(id=game.id, url=printable(game.client.url))
         if game.player:
             where += " · " + _("player {name}").format(name=printable(game.player))
-        commitment = printable(game.commitment)  # checked as 64 hex on arrival; escaped anyway
-        return where + "\n" + _("commitment {commitment}").format(commitment=commitment)
+        return where
+
+    def identity(self) -> str:
+        """Which game, on which server, and the whole commitment (64 hex characters)."""
+        commitment = printable(self.remote.game.commitment)  # checked as 64 hex; escaped anyway
+        return self.where() + "\n" + _("commitment {commitment}").format(commitment=commitment)
 
     def standing_note(self) -> str:
         if self.session.state.over:
@@ -125,7 +198,28 @@ class RemoteGameScreen(GameScreen):
 
     def action_help(self) -> None:
         """What fair play means here, and what q does."""
-        self.app.push_screen(HelpScreen(FAIR_HELP_TEXT, N_("twenty48 — a fair game")))
+        card = FairHelpCard(
+            FAIR_HELP.heading,
+            FAIR_HELP.keys,
+            FAIR_HELP.notes,
+            where=self.where(),
+            commitment=printable(self.remote.game.commitment),
+        )
+        self.app.push_screen(HelpScreen(card))
+
+    def action_quit_game(self) -> None:
+        """End and sign: at once after game over, else only once the player says so."""
+        state = self.session.state
+        if state.over:
+            self.app.exit()
+            return
+        self.app.push_screen(
+            ConfirmEndScreen(self.session.id, state.score, state.moves), self._after_confirm
+        )
+
+    def _after_confirm(self, end: bool | None) -> None:
+        if end:
+            self.app.exit()
 
 
 class RemotePlayApp(PlayApp):

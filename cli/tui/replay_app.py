@@ -23,9 +23,9 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input, ProgressBar, Static
+from textual.widgets import Input, ProgressBar, Static
 
 from twenty48_replay.i18n import N_, _, ngettext
 from twenty48_replay.i18n import number as format_number
@@ -35,15 +35,17 @@ from twenty48_replay.timeline import Timeline
 
 from ..directions import ARROWS, NAMES
 from ..render import cell_name
+from .keybar import KeyBar, Shorter
 from .language import translate_bindings
-from .screens import HelpScreen, dialog_css
+from .replay_layout import Banner, plan
+from .screens import Dialog, HelpCard, HelpScreen, ReasonsCard, dialog_css, undimmed
 from .widgets import (
-    BOARD_BACKGROUND,
-    BUTTON,
-    DARK_TEXT,
-    LIGHT_TEXT,
+    COMPACT,
+    LAYOUTS,
+    MEDIUM,
     TILE_BACKGROUNDS,
     BoardView,
+    ChromeColours,
     Responsive,
     ScoreBox,
     page_css,
@@ -64,19 +66,26 @@ ALERT = "#f65e3b"
 INVALID_RED = "#c0392b"
 WIN_GOLD = TILE_BACKGROUNDS[2048]
 
-HELP_TEXT = N_("""\
-[b]→ ← or l h[/b]     one move forward / back
-[b]PgDn PgUp[/b]      ten moves forward / back
-[b]Home End[/b]       the opening / the last step
-[b]g, or a digit[/b]  go to a move number (negative: from the end)
-[b]space[/b]          play / pause (stops at the end)
-[b]+ -[/b]            faster / slower
-[b]?[/b]              this help
-[b]q[/b]              quit
-
-Step k is the board after move k and its spawn, the
-outlined tile.  Nothing is written: a replay only reads.\
-""")
+REPLAY_HELP = HelpCard(
+    heading=N_("twenty48 replay — keys"),
+    keys=(
+        (N_("→ ← l h"), N_("one move forward\u00a0/ back")),
+        (N_("PgDn PgUp"), N_("ten moves forward\u00a0/ back")),
+        (N_("Home End"), N_("the opening / the last step")),
+        (N_("g 0-9"), N_("go to a move number: g, or its first digit (negative: from the end)")),
+        (N_("space"), N_("play / pause (stops at the end)")),
+        ("+ -", N_("faster / slower")),
+        ("i", N_("every reason an invalid record fails, on a card")),
+        ("?", N_("this help")),
+        ("q", N_("quit")),
+    ),
+    notes=(
+        N_(
+            "Step k is the board after move k and its spawn, the outlined tile. "
+            "Nothing is written: a replay only reads."
+        ),
+    ),
+)
 
 
 def parse_step(text: str, last: int) -> int | str:
@@ -97,7 +106,7 @@ def parse_step(text: str, last: int) -> int | str:
     return resolved
 
 
-class GotoScreen(ModalScreen[int | None]):
+class GotoScreen(Dialog[int | None]):
     """A small prompt for a move number; dismisses with the step, or None on escape.
 
     A bad entry keeps the prompt open with the error under it, so a typo
@@ -106,22 +115,22 @@ class GotoScreen(ModalScreen[int | None]):
 
     DEFAULT_CSS = (
         dialog_css("GotoScreen", width=46)
-        + f"""
-    GotoScreen Input {{
+        + """
+    GotoScreen Input {
         width: 100%;
-        background: {LIGHT_TEXT};
-        color: {DARK_TEXT};
-        border: tall {BUTTON};
-    }}
-    GotoScreen Input:focus {{
-        border: tall {ALERT};
-    }}
-    GotoScreen #goto-error {{
-        color: {ALERT};
+        background: $t48-input;
+        color: $t48-text;
+        border: tall $t48-button;
+    }
+    GotoScreen Input:focus {
+        border: tall $t48-alert;
+    }
+    GotoScreen #goto-error {
+        color: $t48-alert;
         text-style: bold;
         height: auto;
         min-height: 1;
-    }}
+    }
     """
     )
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", N_("Cancel"))]
@@ -147,7 +156,7 @@ class GotoScreen(ModalScreen[int | None]):
                 select_on_focus=False,  # a digit typed to open the prompt is kept, not replaced
             )
             yield Static("", id="goto-error", classes="body", markup=False)
-            yield Static(_("[dim]enter: go · escape: cancel[/dim]"), classes="body")
+            yield Static(undimmed(_("[dim]enter: go · escape: cancel[/dim]")), classes="body")
 
     def type_text(self, text: str) -> None:
         """Add keys typed elsewhere (before the prompt was up) to the number."""
@@ -210,117 +219,133 @@ class ReplayScreen(Responsive, Screen[None]):
         Binding("home", "start", N_("Start"), show=False),
         Binding("end", "end", N_("End"), show=False),
         Binding("g", "goto", N_("Go to")),
-        Binding("space", "toggle_play", N_("Play")),
-        Binding("space", "toggle_play('pause')", N_("Pause")),
+        Binding("space", "toggle_play", N_("Play"), key_display=N_("space")),
+        Binding("space", "toggle_play('pause')", N_("Pause"), key_display=N_("space")),
         Binding("plus", "speed(1)", N_("Speed"), key_display="+ -"),
         Binding("equals_sign", "speed(1)", N_("Faster"), show=False),
         Binding("minus", "speed(-1)", N_("Slower"), show=False),
         Binding("question_mark", "help", N_("Help"), key_display="?"),
         Binding("q", "quit_viewer", N_("Quit")),
+        # The banner points to it when the reasons do not all fit; the help card lists it.
+        Binding("i", "reasons", N_("Reasons"), show=False),
     ]
+    #: The key bar's shorter forms (see :mod:`.keybar`); the help card lists every key.
+    KEY_BAR_SHORT: ClassVar[dict[str, Shorter]] = {
+        "quit_viewer": Shorter(keep=1),
+        "step(1)": Shorter(key="←→", keep=2),
+        "toggle_play": Shorter(keep=3),
+        "toggle_play('pause')": Shorter(keep=3),
+    }
 
     DEFAULT_CSS = (
         page_css("ReplayScreen")
-        + f"""
-    ReplayScreen #header {{
+        + """
+    ReplayScreen #header {
         height: 1;
-    }}
-    ReplayScreen #title {{
+    }
+    ReplayScreen #title {
         width: 1fr;
         text-style: bold;
         text-wrap: nowrap;
         text-overflow: ellipsis;
-    }}
-    ReplayScreen #win-note {{
+    }
+    ReplayScreen #win-note {
         width: auto;
         margin-left: 2;
         text-style: bold;
-        color: {ALERT};
-    }}
-    ReplayScreen #banner {{
+        color: $t48-alert;
+    }
+    ReplayScreen #banner {
         width: 100%;
         height: auto;
-        max-height: 3;
         padding: 0 1;
-        background: {INVALID_RED};
-        color: {LIGHT_TEXT};
+        background: $t48-invalid;
+        color: $t48-light;
         text-style: bold;
-    }}
-    ReplayScreen #top {{
+    }
+    ReplayScreen #page-row {
+        width: 100%;
+        height: auto;
+        align-horizontal: center;
+    }
+    ReplayScreen.-no-margins #top, ReplayScreen.-no-margins #bottom {
+        margin-top: 0;
+    }
+    ReplayScreen.-no-progress #bottom {
+        display: none;
+    }
+    ReplayScreen.-no-title #header {
+        display: none;
+    }
+    ReplayScreen #top {
         height: auto;
         margin-top: 1;
-    }}
-    ReplayScreen #spawned {{
+    }
+    ReplayScreen #spawned {
         margin-bottom: 0;
-    }}
-    ReplayScreen .marker {{
+    }
+    ReplayScreen .marker {
         width: 100%;
         height: 1;
         text-align: center;
         text-style: bold;
-        color: {LIGHT_TEXT};
-    }}
-    ReplayScreen #win-marker.-on {{
-        background: {WIN_GOLD};
-    }}
-    ReplayScreen #end-marker.-end {{
-        background: {BUTTON};
-    }}
-    ReplayScreen #end-marker.-over {{
-        background: {ALERT};
-    }}
-    ReplayScreen #end-marker.-invalid {{
-        background: {INVALID_RED};
-    }}
-    ReplayScreen #bottom {{
+        color: $t48-light;
+    }
+    ReplayScreen #win-marker.-on {
+        background: $t48-gold;
+    }
+    ReplayScreen #end-marker.-end {
+        background: $t48-button;
+    }
+    ReplayScreen #end-marker.-over {
+        background: $t48-alert;
+    }
+    ReplayScreen #end-marker.-invalid {
+        background: $t48-invalid;
+    }
+    ReplayScreen #bottom {
         height: 1;
         margin-top: 1;
-    }}
-    ReplayScreen #progress {{
+    }
+    ReplayScreen #progress {
         width: 52;
-    }}
-    ReplayScreen #progress Bar {{
+    }
+    ReplayScreen #progress Bar {
         width: 44;
-    }}
-    ReplayScreen #progress Bar > .bar--bar, ReplayScreen #progress Bar > .bar--complete {{
-        color: {WIN_GOLD};
-        background: {BOARD_BACKGROUND};
-    }}
-    ReplayScreen #play-state {{
+    }
+    ReplayScreen #progress Bar > .bar--bar, ReplayScreen #progress Bar > .bar--complete {
+        color: $t48-gold;
+        background: $t48-box;
+    }
+    ReplayScreen #play-state {
         width: 1fr;
         text-align: right;
         text-style: bold;
-    }}
-    ReplayScreen #play-state.-playing {{
-        color: {ALERT};
-    }}
-    ReplayScreen.-medium #top, ReplayScreen.-compact #top {{
+    }
+    ReplayScreen #play-state.-playing {
+        color: $t48-alert;
+    }
+    ReplayScreen.-medium #top, ReplayScreen.-compact #top {
         margin-top: 0;
-    }}
-    ReplayScreen.-medium #bottom {{
+    }
+    ReplayScreen.-medium #bottom {
         margin-top: 0;
-    }}
-    ReplayScreen.-medium #progress {{
-        width: 40;
-    }}
-    ReplayScreen.-medium #progress Bar {{
-        width: 32;
-    }}
-    ReplayScreen.-medium #banner, ReplayScreen.-compact #banner {{
-        max-height: 1;
-        text-wrap: nowrap;
-        text-overflow: ellipsis;
-    }}
-    ReplayScreen.-compact #bottom {{
+    }
+    ReplayScreen.-medium #progress {
+        width: 34;
+    }
+    ReplayScreen.-medium #progress Bar {
+        width: 26;
+    }
+    ReplayScreen.-compact #bottom {
         display: none;
-    }}
-    ReplayScreen.-compact ScoreBox {{
+    }
+    ReplayScreen.-compact ScoreBox {
         margin-bottom: 0;
-    }}
-    ReplayScreen.-compact .marker {{
+    }
+    ReplayScreen.-compact .marker {
         text-wrap: nowrap;
-        text-overflow: ellipsis;
-    }}
+    }
     """
     )
 
@@ -344,17 +369,16 @@ class ReplayScreen(Responsive, Screen[None]):
     # ------------------------------------------------------------------ layout
 
     def compose(self) -> ComposeResult:
-        """Header (and the invalid banner), board and counters, progress, keys."""
-        with Vertical(id="page"):
+        """The invalid banner (full width), header, board and counters, progress, keys."""
+        if self.reasons:
+            yield Banner(
+                printable(_("INVALID: {reasons}").format(reasons="; ".join(self.reasons))),
+                id="banner",
+            )
+        with Vertical(id="page-row"), Vertical(id="page"):
             with Horizontal(id="header"):
                 yield Static(self.title_text(), id="title", markup=False)
                 yield Static(self.win_note(), id="win-note", markup=False)
-            if self.reasons:
-                yield Static(
-                    printable(_("INVALID: {reasons}").format(reasons="; ".join(self.reasons))),
-                    id="banner",
-                    markup=False,
-                )
             with Horizontal(id="top"):
                 yield BoardView(id="board")
                 with Vertical(id="side"):
@@ -367,7 +391,7 @@ class ReplayScreen(Responsive, Screen[None]):
             with Horizontal(id="bottom"):
                 yield ProgressBar(total=max(self.timeline.last, 1), show_eta=False, id="progress")
                 yield Static("", id="play-state", markup=False)
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         """Open on the opening board, paused."""
@@ -375,12 +399,18 @@ class ReplayScreen(Responsive, Screen[None]):
         self._show_play_state()
 
     def title_text(self) -> str:
-        """What is being replayed: label, seed, player, length of the record."""
+        """What is being replayed: label, seed, player, length of the record.
+
+        Under 78 columns only the label and the seed: the MOVE box says the
+        length, and the one header line would otherwise cut the rest.
+        """
         record = self.timeline.record
         parts = [
             _("replay · {label}").format(label=printable(self.label)),
             _("seed {seed}").format(seed=printable(record.seed)),
         ]
+        if self._narrow():
+            return " · ".join(parts)
         if record.player:
             parts.append(_("player {name}").format(name=printable(record.player)))
         count = record.move_count
@@ -391,7 +421,16 @@ class ReplayScreen(Responsive, Screen[None]):
         """The header's pointer to the winning move, so it can be found with ``g``."""
         if self.winning_step is None:
             return ""
+        if self._narrow():
+            return _("★ 2048 at {number}").format(number=self.winning_step)
         return _("★ 2048 reached at move {number}").format(number=self.winning_step)
+
+    def _opening_spawns(self) -> str:
+        """What the SPAWNED box says at the opening; two words in a 40x15 box of ten columns."""
+        return _("two tiles") if self.has_class(COMPACT) else _("two opening tiles")
+
+    def _narrow(self) -> bool:
+        return self.has_class(MEDIUM) or self.has_class(COMPACT)
 
     # ------------------------------------------------------------------ display
 
@@ -436,7 +475,7 @@ class ReplayScreen(Responsive, Screen[None]):
         spawned = self.query_one("#spawned", ScoreBox)
         if step.move is None:
             played.show_text(_("opening"))
-            spawned.show_text(_("two opening tiles"))
+            spawned.show_text(self._opening_spawns())
         else:
             letter = step.move.letter
             played.show_text(f"{ARROWS[letter]} {letter} · {_(NAMES[letter])}")
@@ -448,11 +487,37 @@ class ReplayScreen(Responsive, Screen[None]):
         self._show_markers()
         self.query_one(ProgressBar).update(progress=number)
 
+    def apply_layout(self, width: int, height: int) -> None:
+        """The arrangement that shows the whole banner, if any (see :mod:`.replay_layout`)."""
+        banners = self.query(Banner)
+        banner = banners.first() if banners else None
+        chosen = plan(width, height, banner)
+        arrangement = chosen.arrangement
+        for name in LAYOUTS:
+            self.set_class(name == arrangement.layout, name)
+        self.set_class(not arrangement.margins, "-no-margins")
+        self.set_class(not arrangement.progress, "-no-progress")
+        self.set_class(not arrangement.title, "-no-title")
+        if banner is not None:
+            banner.rows = chosen.banner_rows
+            banner.refresh(layout=True)
+        if self.is_mounted:
+            self._show_markers()
+            self.query_one("#title", Static).update(self.title_text())
+            self.query_one("#win-note", Static).update(self.win_note())
+            if self.current.move is None:
+                self.query_one("#spawned", ScoreBox).show_text(self._opening_spawns())
+
     def _show_markers(self) -> None:
-        """Highlight the winning move and the end (game over, or why the replay stops)."""
+        """Highlight the winning move and the end (game over, or why the replay stops).
+
+        The compact layout's side column is 10 cells wide, so it says each in a word.
+        """
+        compact = self.has_class(COMPACT)
         win = self.query_one("#win-marker", Static)
         at_win = self.step == self.winning_step
-        win.update(_("★ 2048 reached here!") if at_win else "")
+        win_text = _("★ 2048") if compact else _("★ 2048 reached here!")
+        win.update(win_text if at_win else "")
         win.set_class(at_win, "-on")
         end = self.query_one("#end-marker", Static)
         kind = ""
@@ -460,12 +525,16 @@ class ReplayScreen(Responsive, Screen[None]):
         if self.step == self.timeline.last:
             error = self.timeline.error
             if error is not None:
-                text = _("✗ move {number} is invalid").format(number=error.move_number)
+                text = (
+                    _("✗ invalid")
+                    if compact
+                    else _("✗ move {number} is invalid").format(number=error.move_number)
+                )
                 kind = "-invalid"
             elif self.current.over:
-                kind, text = "-over", _("game over")
+                kind, text = "-over", _("over") if compact else _("game over")
             else:
-                kind, text = "-end", _("end of game (not over)")
+                kind, text = "-end", _("end") if compact else _("end of game (not over)")
         end.update(text)
         for name in ("-invalid", "-over", "-end"):
             end.set_class(name == kind, name)
@@ -477,6 +546,8 @@ class ReplayScreen(Responsive, Screen[None]):
         """
         if action == "toggle_play":
             return self.playing == (parameters == ("pause",))
+        if action == "reasons":
+            return bool(self.reasons)
         return True
 
     def _show_play_state(self) -> None:
@@ -589,14 +660,21 @@ class ReplayScreen(Responsive, Screen[None]):
     def action_help(self) -> None:
         """The key list (autoplay pauses under it)."""
         self.stop_autoplay()
-        self.app.push_screen(HelpScreen(HELP_TEXT, N_("twenty48 replay — keys")))
+        self.app.push_screen(HelpScreen(REPLAY_HELP))
+
+    def action_reasons(self) -> None:
+        """Every reason an invalid record fails, on a card of its own (autoplay pauses)."""
+        if not self.reasons:
+            return
+        self.stop_autoplay()
+        self.app.push_screen(HelpScreen(ReasonsCard(self.reasons)))
 
     def action_quit_viewer(self) -> None:
         """Leave; a replay changes nothing, so there is nothing to save."""
         self.app.exit()
 
 
-class ReplayApp(App[None]):
+class ReplayApp(ChromeColours, App[None]):
     """The ``twenty48 replay`` application: one viewer screen over a timeline."""
 
     TITLE = "twenty48 replay"

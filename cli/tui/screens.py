@@ -9,33 +9,89 @@ the store.
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from dataclasses import dataclass
+from typing import ClassVar, Literal, Protocol, TypeVar
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.markup import escape
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from twenty48_replay.i18n import N_, _, ngettext, number
+from twenty48_replay.text import printable
 
 from .language import translate_bindings
-from .widgets import BUTTON, DARK_TEXT, LIGHT_TEXT, PAGE_BACKGROUND
+from .prose import Block, KeyRow, Prose
 
 Choice = Literal["continue", "new", "quit", "close", "reload"]
 
-HELP_TEXT = N_("""\
-[b]Move[/b]    ← ↑ → ↓   or  a w d s   or  h k l j
-[b]n[/b]       new game (this one stays saved)
-[b]t[/b]       hint: the solver's move (marks the game assisted)
-[b]r[/b]       the rules of the game
-[b]?[/b]       this help
-[b]q[/b]       quit (every move is saved as it is played)
 
-Join equal tiles to make 2048.  A game is its seed plus
-its moves, so anyone can replay and verify it:
-[i]twenty48 show[/i], [i]twenty48 export[/i], [i]twenty48 verify[/i].\
-""")
+@dataclass(frozen=True)
+class HelpCard:
+    """What a help card says: a heading, the keys with what each does, then notes.
+
+    Every text is English, marked with ``N_``; the card translates it when shown.
+    """
+
+    heading: str
+    keys: tuple[tuple[str, str], ...]
+    notes: tuple[str, ...] = ()
+
+    def blocks(self) -> list[Block]:
+        """The card's text in the current language, as :class:`.prose.Prose` lays it out."""
+        rows: list[Block] = [KeyRow(f"[b]{_(key)}[/b]", _(text)) for key, text in self.keys]
+        for note in self.notes:
+            rows += ["", _(note)]
+        return rows
+
+
+class Card(Protocol):
+    """What a card over the screen shows: a heading (English) and its text blocks."""
+
+    @property
+    def heading(self) -> str: ...
+
+    def blocks(self) -> list[Block]: ...
+
+
+@dataclass(frozen=True)
+class ReasonsCard:
+    """Why a record is invalid: each reason a paragraph of its own, as plain text."""
+
+    reasons: tuple[str, ...] | list[str]
+    heading: str = N_("Why this record is invalid")
+
+    def blocks(self) -> list[Block]:
+        """The reasons, escaped: record text is never markup."""
+        rows: list[Block] = []
+        for reason in self.reasons:
+            rows += ["", escape(printable(reason))] if rows else [escape(printable(reason))]
+        return rows
+
+
+#: The play screen's keys: the same keys as its bindings, in the same order.
+MOVE_KEYS = N_("← ↑ → ↓")
+PLAY_HELP = HelpCard(
+    heading=N_("twenty48 — keys"),
+    keys=(
+        (MOVE_KEYS, N_("move the tiles (also w\u00a0a\u00a0s\u00a0d, or h\u00a0j\u00a0k\u00a0l)")),
+        ("n", N_("new game (this one stays saved)")),
+        ("t", N_("hint: the solver's move (marks the game assisted)")),
+        ("r", N_("the rules of the game")),
+        ("?", N_("this help")),
+        ("q", N_("quit (every move is saved as it is played)")),
+    ),
+    notes=(
+        N_(
+            "Join equal tiles to make 2048. A game is its seed plus its moves, so anyone "
+            "can replay and verify it: [i]twenty48\u00a0show[/i], [i]twenty48\u00a0export[/i], "
+            "[i]twenty48\u00a0verify[/i]."
+        ),
+    ),
+)
 
 RULES_TEXT = N_("""\
 [b]The board[/b]
@@ -76,6 +132,30 @@ moves: anyone can replay it and check the score.\
 """)
 
 
+ResultType = TypeVar("ResultType")
+
+
+def undimmed(markup: str) -> str:
+    """A hint line's text without its ``[dim]`` tags.
+
+    The catalog keeps the tags, but dim text is drawn half way to its
+    background, below a contrast of 4.5:1 in 16 and 256 colours; the hint
+    lines are read at full contrast instead.
+    """
+    return markup.replace("[dim]", "").replace("[/dim]", "")
+
+
+class Dialog(ModalScreen[ResultType]):
+    """A card over the screen (:func:`dialog_css`); under 60 columns its buttons stack.
+
+    Two buttons side by side need about 36 columns, more than a card has at 40.
+    """
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Narrow terminal: one button per row."""
+        self.set_class(event.size.width < 60, "-narrow")
+
+
 def dialog_css(name: str, width: int = 60) -> str:
     """The shared look of the dialogs (a centred card in the page colours)."""
     return f"""
@@ -89,9 +169,9 @@ def dialog_css(name: str, width: int = 60) -> str:
         max-height: 100%;
         overflow-y: auto;
         padding: 1 2;
-        background: {PAGE_BACKGROUND};
-        color: {DARK_TEXT};
-        border: round {DARK_TEXT};
+        background: $t48-page;
+        color: $t48-text;
+        border: round $t48-text;
     }}
     {name} .title {{
         width: 100%;
@@ -109,28 +189,34 @@ def dialog_css(name: str, width: int = 60) -> str:
         align-horizontal: center;
         margin-top: 1;
     }}
+    {name}.-narrow Horizontal {{
+        layout: vertical;
+    }}
     {name} Button.-style-default {{
         margin: 0 1;
         min-width: 16;
-        background: {BUTTON};
-        color: {LIGHT_TEXT};
+        background: $t48-button;
+        color: $t48-light;
         text-style: bold;
     }}
+    {name}.-narrow Button.-style-default {{
+        margin: 0;
+    }}
     {name} Button.-style-default:focus {{
-        background: #f65e3b;
+        background: $t48-button-focus;
         text-style: bold;
     }}
     {name} Button.-style-default:hover {{
-        background: #f59563;
+        background: $t48-button-hover;
     }}
     """
 
 
-class HelpScreen(ModalScreen[Choice]):
+class HelpScreen(Dialog[Choice]):
     """The keys, and what the game stores; closes with escape, ? or q.
 
-    ``text`` and ``heading`` default to the game's key list; the replay viewer
-    passes its own, so both UIs share one card and one way to close it.
+    ``card`` defaults to the game's keys; the replay viewer and a fair game
+    pass their own, so every UI shares one card and one way to close it.
     """
 
     DEFAULT_CSS = dialog_css("HelpScreen", width=66)
@@ -144,19 +230,18 @@ class HelpScreen(ModalScreen[Choice]):
         Binding("pageup", "scroll(-5)", show=False),
     ]
 
-    def __init__(self, text: str = HELP_TEXT, heading: str = N_("twenty48 — keys")) -> None:
-        """``text`` and ``heading`` are English; they are shown in the chosen language."""
+    def __init__(self, card: Card = PLAY_HELP) -> None:
         super().__init__()
         translate_bindings(self)
-        self.text = _(text)
-        self.heading = _(heading)
+        self.card = card
+        self.heading = _(card.heading)
 
     def compose(self) -> ComposeResult:
-        """A card with the key list."""
+        """A card with the key list, each description hanging under its first word."""
         with Vertical(id="help"):
             yield Static(self.heading, classes="title")
-            yield Static(self.text, id="help-text")
-            yield Static(_("[dim]escape, ? or q closes this[/dim]"), classes="body")
+            yield Prose(self.card.blocks(), id="help-text")
+            yield Prose([undimmed(_("[dim]escape, ? or q closes this[/dim]"))], classes="body")
 
     def action_scroll(self, lines: int) -> None:
         """Arrow keys scroll the card when the terminal is too small for it (40x15)."""
@@ -167,7 +252,7 @@ class HelpScreen(ModalScreen[Choice]):
         self.dismiss("close")
 
 
-class RulesScreen(ModalScreen[Choice]):
+class RulesScreen(Dialog[Choice]):
     """The whole rules of the game in the chosen language; scrolls on a small terminal."""
 
     DEFAULT_CSS = (
@@ -198,8 +283,10 @@ class RulesScreen(ModalScreen[Choice]):
         with Vertical(id="rules"):
             yield Static(_("The rules of 2048"), classes="title")
             with VerticalScroll(id="rules-scroll"):
-                yield Static(_(RULES_TEXT), id="rules-text")
-            yield Static(_("[dim]↑ ↓ scroll · escape, r or q closes this[/dim]"), classes="body")
+                yield Prose([_(RULES_TEXT)], id="rules-text")
+            yield Prose(
+                [undimmed(_("[dim]↑ ↓ scroll · escape, r or q closes this[/dim]"))], classes="body"
+            )
 
     def on_mount(self) -> None:
         """The text has the focus, so the arrow keys scroll it."""
@@ -210,17 +297,17 @@ class RulesScreen(ModalScreen[Choice]):
         self.dismiss("close")
 
 
-class WinScreen(ModalScreen[Choice]):
+class WinScreen(Dialog[Choice]):
     """The banner for the first 2048 of a game: keep going, or start again."""
 
     DEFAULT_CSS = (
         dialog_css("WinScreen")
-        + f"""
-    WinScreen > Vertical {{
-        background: #edc22e;
-        color: {LIGHT_TEXT};
-        border: round {LIGHT_TEXT};
-    }}
+        + """
+    WinScreen > Vertical {
+        background: $t48-gold;
+        color: $t48-light;
+        border: round $t48-light;
+    }
     """
     )
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -229,11 +316,17 @@ class WinScreen(ModalScreen[Choice]):
         Binding("q", "choose('quit')", N_("Quit")),
     ]
 
-    def __init__(self, score: int, moves: int) -> None:
+    def __init__(self, score: int, moves: int, *, new_game: bool = True) -> None:
+        """``new_game`` False (a fair game): no New game button, and ``n`` does nothing."""
         super().__init__()
         translate_bindings(self)
         self.score = score
         self.moves = moves
+        self.new_game = new_game
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Without a new game to offer, ``n`` is not a key of this banner."""
+        return self.new_game or parameters != ("new",)
 
     def compose(self) -> ComposeResult:
         """Banner text and the two choices (Continue has the focus, so enter keeps going)."""
@@ -248,7 +341,8 @@ class WinScreen(ModalScreen[Choice]):
             )
             with Horizontal():
                 yield Button(_("Continue (c)"), id="continue", compact=True)
-                yield Button(_("New game (n)"), id="new", compact=True)
+                if self.new_game:
+                    yield Button(_("New game (n)"), id="new", compact=True)
 
     def on_mount(self) -> None:
         """Focus Continue, so enter keeps playing as in the original."""
@@ -263,7 +357,7 @@ class WinScreen(ModalScreen[Choice]):
         self.dismiss(choice)
 
 
-class GameOverScreen(ModalScreen[Choice]):
+class GameOverScreen(Dialog[Choice]):
     """The end of a game: final and best score, then a new game or quit.
 
     Escape closes it to look at the final board; the game screen keeps
@@ -277,13 +371,29 @@ class GameOverScreen(ModalScreen[Choice]):
         Binding("escape", "choose('close')", N_("Look at the board")),
     ]
 
-    def __init__(self, score: int, best: int, moves: int, max_tile: int) -> None:
+    def __init__(
+        self,
+        score: int,
+        best: int,
+        moves: int,
+        max_tile: int,
+        *,
+        new_game: bool = True,
+        quit_label: str = N_("Quit (q)"),
+    ) -> None:
+        """``new_game`` False (a fair game) offers no new game; ``quit_label`` names q's button."""
         super().__init__()
         translate_bindings(self)
         self.score = score
         self.best = best
         self.moves = moves
         self.max_tile = max_tile
+        self.new_game = new_game
+        self.quit_label = quit_label
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Without a new game to offer, ``n`` is not a key of this dialog."""
+        return self.new_game or parameters != ("new",)
 
     def compose(self) -> ComposeResult:
         """The final numbers and the choices."""
@@ -306,13 +416,14 @@ class GameOverScreen(ModalScreen[Choice]):
                 classes="body",
             )
             with Horizontal():
-                yield Button(_("New game (n)"), id="new", compact=True)
-                yield Button(_("Quit (q)"), id="quit", compact=True)
-            yield Static(_("[dim]escape: look at the board[/dim]"), classes="body")
+                if self.new_game:
+                    yield Button(_("New game (n)"), id="new", compact=True)
+                yield Button(_(self.quit_label), id="quit", compact=True)
+            yield Static(undimmed(_("[dim]escape: look at the board[/dim]")), classes="body")
 
     def on_mount(self) -> None:
-        """Focus New game, so enter starts one."""
-        self.query_one("#new", Button).focus()
+        """Focus New game, so enter starts one (in a fair game: the one way on)."""
+        self.query_one("#new" if self.new_game else "#quit", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """A button is the same choice as its key."""
@@ -323,7 +434,64 @@ class GameOverScreen(ModalScreen[Choice]):
         self.dismiss(choice)
 
 
-class ConflictScreen(ModalScreen[Choice]):
+class ConfirmEndScreen(Dialog[bool]):
+    """Ask before a fair game is ended and signed: its score then counts as it stands.
+
+    Dismisses with True to end it (q again, or the End button), False to
+    keep playing (escape, or the Keep playing button, which has the focus).
+    """
+
+    DEFAULT_CSS = dialog_css("ConfirmEndScreen")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "answer(True)", N_("End and sign")),
+        Binding("escape", "answer(False)", N_("Keep playing")),
+    ]
+
+    def __init__(self, game_id: int | str, score: int, moves: int) -> None:
+        super().__init__()
+        translate_bindings(self)
+        self.game_id = game_id
+        self.score = score
+        self.moves = moves
+
+    def question(self) -> str:
+        """The question, naming the game and what would count."""
+        return _("End and sign game {id} now? Its score counts as it stands.").format(
+            id=self.game_id
+        )
+
+    def compose(self) -> ComposeResult:
+        """The question, the game as it stands, and the two answers (End has the focus)."""
+        with Vertical(id="confirm"):
+            yield Static(_("End the game?"), classes="title")
+            yield Prose([self.question()], id="confirm-text", classes="body")
+            yield Static(
+                ngettext(
+                    "score {score} after {moves} move",
+                    "score {score} after {moves} moves",
+                    self.moves,
+                ).format(score=number(self.score), moves=number(self.moves)),
+                classes="body",
+                markup=False,
+            )
+            with Horizontal():
+                yield Button(_("End and sign (q)"), id="end", compact=True)
+                yield Button(_("Keep playing (escape)"), id="keep", compact=True)
+
+    def on_mount(self) -> None:
+        """Focus Keep playing: enter alone must not end a game by accident."""
+        self.query_one("#keep", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """A button is the same answer as its key."""
+        self.dismiss(event.button.id == "end")
+
+    def action_answer(self, end: bool) -> None:
+        """Close with the answer."""
+        self.dismiss(end)
+
+
+class ConflictScreen(Dialog[Choice]):
     """Another process wrote to this game: say so; the game screen stops taking moves.
 
     Playing on would fork the log, and reloading silently would show tiles

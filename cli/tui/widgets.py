@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.containers import Grid
 from textual.content import Content
 from textual.widget import Widget
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from twenty48_replay.board import Board
 from twenty48_replay.i18n import number as format_number
@@ -55,6 +55,22 @@ def layout_for(width: int, height: int) -> str:
     return COMPACT
 
 
+class ChromeColours:
+    """App mixin: the chrome's CSS variables (``$t48-page``, ...) for the terminal's depth.
+
+    Rich converts every colour to the terminal's depth on output; the
+    original's beige chrome does not survive that (white on light grey in 16
+    colours), so each depth has colours of its own (:data:`.palette.CHROME`).
+    """
+
+    def get_css_variables(self) -> dict[str, str]:
+        """Textual's variables plus ours, for this app's console."""
+        variables: dict[str, str] = super().get_css_variables()  # type: ignore[misc]
+        console = getattr(self, "console", None)
+        name = palette.palette_name(console.color_system if console is not None else None)
+        return {**variables, **palette.chrome_variables(name)}
+
+
 class Responsive:
     """Mixin for a screen: keeps one of :data:`LAYOUTS` as its class, by its size.
 
@@ -69,8 +85,6 @@ class Responsive:
         node: Widget = self  # type: ignore[assignment]
         for name in LAYOUTS:
             node.set_class(name == chosen, name)
-        for footer in node.query(Footer):
-            footer.compact = chosen == COMPACT
 
     def on_resize(self, event: events.Resize) -> None:
         """Re-lay out when the terminal changes size (and once at the start)."""
@@ -87,8 +101,8 @@ def page_css(screen: str) -> str:
     """
     return f"""
     {screen} {{
-        background: {PAGE_BACKGROUND};
-        color: {DARK_TEXT};
+        background: $t48-page;
+        color: $t48-text;
         align: center middle;
     }}
     {screen} #page {{
@@ -121,28 +135,22 @@ def page_css(screen: str) -> str:
     {screen}.-compact ScoreBox {{
         margin-bottom: 1;
     }}
-    {screen} .compact-only {{
-        display: none;
-    }}
-    {screen}.-compact .compact-only {{
-        display: block;
-    }}
     {screen}.-compact .roomy-only {{
         display: none;
     }}
     {screen} Footer {{
-        background: {BUTTON};
+        background: $t48-bar;
     }}
     {screen} Footer FooterKey {{
-        background: {BUTTON};
-        color: {LIGHT_TEXT};
+        background: $t48-bar;
+        color: $t48-light;
     }}
     {screen} Footer FooterKey .footer-key--key {{
-        background: {DARK_TEXT};
-        color: {LIGHT_TEXT};
+        background: $t48-bar-key;
+        color: $t48-light;
     }}
     {screen} Footer FooterKey .footer-key--description {{
-        color: {LIGHT_TEXT};
+        color: $t48-light;
     }}
     """
 
@@ -302,27 +310,27 @@ class ScoreBox(Static):
     #: Rules name the screen's layout class before this type, so they must
     #: not be scoped to it.
     SCOPED_CSS = False
-    DEFAULT_CSS = f"""
-    ScoreBox {{
+    DEFAULT_CSS = """
+    ScoreBox {
         width: 100%;
         height: 3;
-        border: round {BOARD_BACKGROUND};
-        border-title-color: #eee4da;
+        border: round $t48-box;
+        border-title-color: $t48-box-title;
         border-title-style: bold;
-        background: {BOARD_BACKGROUND};
-        color: {LIGHT_TEXT};
+        background: $t48-box;
+        color: $t48-light;
         text-style: bold;
         text-align: center;
         padding: 0 1;
-    }}
-    .-compact ScoreBox {{
+    }
+    .-compact ScoreBox {
         height: auto;
         max-height: 3;
         border: none;
-        border-top: solid {BOARD_BACKGROUND};
+        border-top: solid $t48-box;
         border-title-align: center;
         padding: 0;
-    }}
+    }
     """
 
     def __init__(self, label: str, *, id: str) -> None:
@@ -338,7 +346,8 @@ class ScoreBox(Static):
             self.extra = extra
         number = Content(format_number(value))
         if self.extra:
-            number = Content.assemble(number, "  ", (self.extra, "bold #776e65"))
+            note = self.app.get_css_variables().get("t48-box-note", DARK_TEXT)
+            number = Content.assemble(number, "  ", (self.extra, f"bold {note}"))
         self.update(number)
 
     def show_text(self, text: str) -> None:

@@ -237,7 +237,7 @@ async def endless_header(target: Target, stop: asyncio.Event, report: dict[str, 
             continue
         sent = 0
         try:
-            writer.write(b"GET / HTTP/1.1\r\nHost: t\r\nX-Endless: ")
+            writer.write(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Endless: ")
             while not stop.is_set():
                 writer.write(chunk)
                 await asyncio.wait_for(writer.drain(), 30)
@@ -298,7 +298,7 @@ async def poster(
 ) -> None:
     """Posts ``body`` (a new nonce each time) to /api/records, one after another."""
     head = (
-        f"POST /api/records HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+        f"POST /api/records HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
         f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
     ).encode()
     while not stop.is_set():

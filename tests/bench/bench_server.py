@@ -96,7 +96,7 @@ class Player:
         ]
         if token:
             head.append(f"Authorization: Bearer {token}")
-        if body is not None:
+        if body is not None or method == "POST":
             head.append("Content-Type: application/json")
         self.writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + payload)
         status_line = await self.reader.readline()

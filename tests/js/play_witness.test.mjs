@@ -9,6 +9,7 @@ const { Witness, WitnessUnfair, WitnessUnusable } = await jsModule("play_witness
 const { applyMove, boardToRows, canMove, isWon, maxTile } = await jsModule("rules.js");
 const { SpawnRng, openingBoard } = await jsModule("rng.js");
 const api = await jsModule("api_client.js");
+const { reasonText } = await jsModule("reasons.js");
 
 const COMMITMENT = "ab".repeat(32);
 
@@ -104,6 +105,11 @@ test("lies about a move are named with the rule and the move", () => {
         assert.ok(error.message.includes(words), error.message);
         assert.equal(error.move, 3);
         assert.equal(error.evidence.verdict, error.message);
+        // The verdict as a code (SPEC 8.8), the same words as the message, in JSON as Python keeps it.
+        const code = error.evidence.verdict_code;
+        assert.equal(code.code, "witness.broken");
+        assert.deepEqual(code.params.where, { code: "witness.where.move", params: { n: 3, letter } });
+        assert.equal(reasonText(error.code), error.message);
         return true;
       },
     );

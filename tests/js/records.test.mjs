@@ -40,11 +40,16 @@ test("SPEC 8.7: games.jsonl's three records", async () => {
   const line3 = '{"format": "twenty48-record", "version": 1, "seed": "example", "moves": "LURD", "score": 8.0}';
   assert.deepEqual(verdictJson(await verifyRecord(line1)), {
     valid: true, score: 8, max_tile: 4, moves: 4, won: false, over: false, reasons: [], fair: "self-seeded", signature: null,
+    reason_codes: [],
   });
   assert.deepEqual(verdictJson(await verifyRecord(line2)), {
     valid: false, score: 8, max_tile: 4, moves: 5, won: false, over: false,
     reasons: ["move 6 (U) is not a valid move: it does not change the board", "claimed score 12, replayed 8"],
     fair: "self-seeded", signature: null,
+    reason_codes: [
+      { code: "move.no_change", params: { number: 6, direction: "U" } },
+      { code: "claim.score", params: { claimed: 12, replayed: 8 } },
+    ],
   });
   assert.deepEqual(verdictJson(await verifyRecord(line3)), {
     valid: null, error: "field 'score': 8.0 (a number with a fraction or exponent) is not an integer",

@@ -20,20 +20,29 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from twenty48_replay import fair
-from twenty48_replay.errors import RecordError
+from twenty48_replay.errors import RecordError, StoreError
+from twenty48_replay.i18n import translations
 from twenty48_replay.record import MAX_INPUT_BYTES, Record
 from twenty48_replay.replay import verify
-from twenty48_replay.server import answers, bots, error_page, pages, parsing, write_jobs
+from twenty48_replay.server import answers, bots, error_page, metrics, pages, parsing, write_jobs
 from twenty48_replay.server.api_errors import ApiError, not_found
 from twenty48_replay.server.config import ServerConfig
 from twenty48_replay.server.fastpath import MovesFastPath
+from twenty48_replay.server.language import page_language
 from twenty48_replay.server.live_games import GameEntry, load_entry
 from twenty48_replay.server.openapi import openapi_document
+from twenty48_replay.server.request_guard import (
+    ASGIApp,
+    RequestGuard,
+    default_allowed_hosts,
+    normalise_origin,
+)
 from twenty48_replay.server.server import Server
 from twenty48_replay.store import fair_games as fair_store
 from twenty48_replay.timestamps import iso_ms
@@ -55,14 +64,19 @@ def error_response(status: int, reason: str) -> Response:
     return JSON({"error": reason}, status_code=status, headers=headers)
 
 
-def create_app(config: ServerConfig | None = None) -> MovesFastPath:
-    """The ASGI application for ``config`` (from the environment when None: uvicorn workers)."""
+def create_app(config: ServerConfig | None = None) -> ASGIApp:
+    """The ASGI application for ``config`` (from the environment when None: uvicorn workers).
+
+    Around the routes, from the outside in: the metrics' counting, the
+    request guard (Host, Origin, Content-Type), CORS for the allowed
+    origins, the moves fast path, then Starlette.
+    """
     config = config or ServerConfig.from_env()
     holder: dict[str, Server] = {}
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
-        server = Server(config)
+        server = Server(config, observe=metrics.observe_commit)
         server.start()
         holder["server"] = server
         try:
@@ -84,6 +98,9 @@ def create_app(config: ServerConfig | None = None) -> MovesFastPath:
     routes = [
         *pages.routes(api, index),  # "/", "/leaderboard", "/games/{id}", "/static/..."
         Route("/openapi.json", api(openapi), methods=["GET"]),
+        Route("/healthz", api(healthz), methods=["GET"]),
+        Route("/readyz", api(readyz), methods=["GET"]),
+        Route("/metrics", api(metrics_page), methods=["GET"]),
         Route("/.well-known/twenty48-key", api(well_known), methods=["GET"]),
         Route("/api/games", api(create_game), methods=["POST"]),
         Route("/api/games/{id}", api(show_game), methods=["GET"]),
@@ -100,14 +117,30 @@ def create_app(config: ServerConfig | None = None) -> MovesFastPath:
         lifespan=lifespan,
         exception_handlers={HTTPException: http_error, Exception: server_error},
     )
-    return MovesFastPath(starlette, lambda: holder["server"].writer)
+    app: ASGIApp = MovesFastPath(starlette, lambda: holder["server"].writer)
+    if config.allowed_origins:  # browsers on those sites must be told they may read answers
+        app = CORSMiddleware(
+            app,
+            allow_origins=[o for o in map(normalise_origin, config.allowed_origins) if o],
+            allow_methods=["GET", "POST"],
+            allow_headers=["Authorization", "Content-Type"],
+            max_age=600,
+        )
+    app = RequestGuard(
+        app,
+        allowed_hosts=config.allowed_hosts or default_allowed_hosts("127.0.0.1"),
+        allowed_origins=config.allowed_origins,
+    )
+    return metrics.CountingMiddleware(app)
 
 
 async def http_error(request: Request, exc: Exception) -> Response:
     """Starlette's own refusals (unknown path, wrong method): JSON, or a page for a browser."""
     assert isinstance(exc, HTTPException)
     if error_page.wants_html(request):
-        return error_page.response(exc.status_code, str(exc.detail))
+        language, _remember = page_language(request)
+        detail = translations(language).gettext(str(exc.detail))
+        return error_page.response(exc.status_code, detail, language)
     return error_response(exc.status_code, str(exc.detail))
 
 
@@ -136,7 +169,41 @@ async def openapi(_request: Request, _server: Server) -> Response:
 
 
 async def well_known(_request: Request, server: Server) -> Response:
-    return JSON(server.key.well_known())
+    """The key set: every key this server signed with and when (SPEC 11.6), read each time,
+    so a revocation by ``twenty48 admin`` is published with the next request."""
+    try:
+        document = await run_in_threadpool(server.key_document)
+    except StoreError:
+        raise ApiError(503, "the database is unavailable; try again") from None
+    return JSON(document)
+
+
+async def healthz(_request: Request, _server: Server) -> Response:
+    """The process answers (its event loop runs)."""
+    return JSON({"status": "ok"})
+
+
+async def readyz(_request: Request, server: Server) -> Response:
+    """The database answers and the writer takes jobs (:mod:`.health`); else 503 and why."""
+    reason = await server.readiness.reason()
+    if reason is not None:
+        return error_response(503, reason)
+    return JSON({"status": "ready"})
+
+
+async def metrics_page(request: Request, server: Server) -> Response:
+    """Prometheus' text format (:mod:`.metrics`), for the allowed addresses only."""
+    allow = metrics.networks(server.config.metrics_allow or metrics.DEFAULT_ALLOW)
+    if not metrics.allowed(request.scope.get("client"), allow):
+        raise ApiError(404, "Not Found")  # as any unknown path: not even its existence is shown
+
+    def read() -> tuple[int, int, int]:
+        with server.store.reading() as connection:
+            unstarted, started = fair_store.open_games(connection)
+            return unstarted, started, fair_store.analysis_backlog(connection)
+
+    body = await run_in_threadpool(metrics.exposition, metrics.Gauges(read))
+    return Response(body, media_type=metrics.CONTENT_TYPE, headers={"Cache-Control": "no-store"})
 
 
 async def create_game(request: Request, server: Server) -> Response:

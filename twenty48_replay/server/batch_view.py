@@ -16,7 +16,8 @@ import attrs
 from sqlalchemy.engine import Connection
 
 from twenty48_replay.game import GameState
-from twenty48_replay.server.api_errors import not_found
+from twenty48_replay.server import key_rules
+from twenty48_replay.server.api_errors import ApiError, not_found
 from twenty48_replay.server.live_games import Facts, GameEntry, load_entry
 from twenty48_replay.store import fair_games as fair_store
 
@@ -69,7 +70,10 @@ class BatchView:
     deferred: bool = False
     changed: dict[int, GameEntry] = attrs.field(factory=dict)
     appends: list[fair_store.Append] = attrs.field(factory=list)
+    #: Moves appended in this transaction (for the metrics, once it commits).
+    appended: int = 0
     _pending: set[int] = attrs.field(factory=set)
+    _signer_checked: bool = False
 
     def append(
         self, game_id: int, letters: str, letter: str, after: GameState, facts: Facts
@@ -89,12 +93,29 @@ class BatchView:
             over=facts.over,
         )
         if not self.deferred:
-            return fair_store.append_moves(self.connection, [append])
+            done = fair_store.append_moves(self.connection, [append])
+            self.appended += done
+            return done
         if game_id in self._pending:
             self.flush()
         self._pending.add(game_id)
         self.appends.append(append)
+        self.appended += 1
         return True
+
+    def check_signer(self) -> None:
+        """503 unless this process's key is still the one in use (before anything is signed).
+
+        Another process on the same database may have rotated the key since
+        this one started; a record it signed now would name a retired key
+        after its period and fail every verification.  Asked once per batch.
+        """
+        if self._signer_checked:
+            return
+        problem = key_rules.refuse_stale_signer(self.connection, self.signer.key_id)
+        if problem is not None:
+            raise ApiError(503, problem)
+        self._signer_checked = True
 
     def flush(self) -> None:
         """Write the deferred appends; :class:`BatchConflict` if any game had moved on."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Final
 
@@ -14,6 +15,11 @@ from twenty48_replay.store import Store
 #: Environment variable that carries the settings to uvicorn's worker processes.
 ENV_VAR: Final = "TWENTY48_SERVE_CONFIG"
 KEY_SUFFIX: Final = ".server-key.pem"
+
+
+def _strings(values: Iterable[str]) -> tuple[str, ...]:
+    """A list from the JSON environment (or any iterable) as the tuple a frozen config holds."""
+    return tuple(values)
 
 
 @attrs.frozen
@@ -42,6 +48,11 @@ class ServerConfig:
     analysis_plies: int = 3
     analysis_positions: int = 150
     analyze: bool = True
+    #: ``--allowed-host`` (``*``: any), ``--allowed-origin``, ``--metrics-allow``
+    #: (request_guard, metrics); empty hosts: the defaults for ``127.0.0.1``.
+    allowed_hosts: tuple[str, ...] = attrs.field(default=(), converter=_strings)
+    allowed_origins: tuple[str, ...] = attrs.field(default=(), converter=_strings)
+    metrics_allow: tuple[str, ...] = attrs.field(default=(), converter=_strings)
 
     def to_env(self) -> str:
         return json.dumps(attrs.asdict(self))

@@ -4,9 +4,10 @@ The pages are thin: the play and leaderboard pages are constant HTML
 shells (:mod:`.shells`) whose ES modules (``web/js``) talk to the same JSON
 API as every other client, and ``/games/{id}`` is the self-verifying
 document of the HTML export (:mod:`twenty48_replay.web.page`) built from
-the game's signed record, with this server's public key as the trusted
-key.  Nothing here reveals more than the API does: an unfinished game has
-no replay page (its record, and the server seed in it, do not exist yet).
+the game's signed record, with this server's key set (every key it signed
+with, and when) as the trusted keys.  Nothing here reveals more than the
+API does: an unfinished game has no replay page (its record, and the server
+seed in it, do not exist yet).
 
 Refusals are the API's (``{"error": reason}`` with a 4xx), so a bad id or
 an unknown file is a 404 like any unknown path; a browser (``Accept`` naming
@@ -17,17 +18,21 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Awaitable, Callable
-from typing import Final
+import html as htmllib
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Final
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from twenty48_replay.i18n import ENGLISH, N_, translations
 from twenty48_replay.server import csp, error_page, parsing, shells
 from twenty48_replay.server.api_errors import ApiError, not_found
 from twenty48_replay.server.assets import AssetIndex, etag_matches
+from twenty48_replay.server.language import cookie_header, page_language
 from twenty48_replay.server.server import Server
 from twenty48_replay.store import fair_games as fair_store
 
@@ -75,7 +80,8 @@ def html_errors(handler: PageHandler) -> PageHandler:
         except ApiError as refusal:
             if not error_page.wants_html(request):
                 raise
-            return error_page.response(refusal.status, refusal.reason)
+            language, _remember = page_language(request)
+            return error_page.response(refusal.status, error_page.said(refusal, language), language)
 
     return guarded
 
@@ -141,10 +147,18 @@ async def finished_record(request: Request, server: Server, unfinished: str) -> 
 async def game_page(request: Request, server: Server) -> Response:
     """The replay page of a finished game, verified in the browser against this server's key."""
     record = await finished_record(
-        request, server, "the game is not finished; its replay page exists when it ends"
+        request, server, N_("the game is not finished; its replay page exists when it ends")
     )
-    html, policy = await run_in_threadpool(served_replay, record, server.key.trusted().public_key)
-    return html_page(request, html, dict(policy))
+    language, remember = page_language(request)
+    trusted = await run_in_threadpool(server.key_document)
+    html, policy = await run_in_threadpool(
+        served_replay, record, json.dumps(trusted, sort_keys=True), language
+    )
+    response = html_page(request, html, dict(policy))
+    response.headers["Vary"] = "Accept-Language, Cookie"
+    if remember is not None:
+        response.headers["Set-Cookie"] = cookie_header(remember)
+    return response
 
 
 #: Replay pages kept built: a finished game's signed record never changes, and building
@@ -153,9 +167,16 @@ REPLAY_CACHE_SIZE: Final = 64
 
 
 @functools.lru_cache(maxsize=REPLAY_CACHE_SIZE)
-def served_replay(record_text: str, public_key: bytes) -> tuple[str, tuple[tuple[str, str], ...]]:
-    """The replay page of a record and its Content-Security-Policy (as items: immutable)."""
-    html = replay_document(record_text, public_key)
+def served_replay(
+    record_text: str, key_set: str, language: str = ENGLISH
+) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """The replay page of a record in ``language`` and its Content-Security-Policy (as items:
+    immutable).
+
+    ``key_set`` is the server's key set document as JSON text (a new rotation or
+    revocation is a new text, so a cached page never outlives the keys it trusts).
+    """
+    html = replay_document(record_text, json.loads(key_set), language)
     return html, tuple(csp.inline_policy(html).items())
 
 
@@ -164,22 +185,33 @@ def served_replay(record_text: str, public_key: bytes) -> tuple[str, tuple[tuple
 #: trial).  Constant markup styled by the page's own ``t48-site-nav`` rule; the exported
 #: file has none.
 SERVER_LINKS: Final = (
-    '<nav class="t48-site-nav" aria-label="site"><a href="/">Play a fair game</a>'
-    '<a href="/leaderboard">Leaderboard</a></nav>\n'
+    '<nav class="t48-site-nav" aria-label="site"><a href="/">{play}</a>'
+    '<a href="/leaderboard">{leaderboard}</a>'
+    '<a href="?lang=en" lang="en" hreflang="en">English</a>'
+    '<a href="?lang=da" lang="da" hreflang="da">Dansk</a></nav>\n'
 )
 
 #: The opening tag of the replay page's main element (see ``web/page.py``).
 _MAIN_OPEN: Final = '<main class="t48-page" id="t48-page">\n'
 
 
-def replay_document(record_text: str, public_key: bytes) -> str:
-    """The export's self-verifying page for a stored signed record, trusting ``public_key``."""
+def replay_document(
+    record_text: str, trusted: bytes | Mapping[str, Any], language: str = ENGLISH
+) -> str:
+    """The export's self-verifying page for a stored signed record, trusting ``trusted``
+    (a raw public key, or a key set document: every key the server signed with), in
+    ``language``, with the site's links and the language switch."""
     from twenty48_replay.web import page  # the page builder and its bundle load on first use
 
-    html = page.replay_page(record_text, trusted_key=public_key)
+    html = page.replay_page(record_text, trusted_key=trusted, language=language)
     # The shell's markup comes before the embedded record, so the first match is the element.
     start = html.find(_MAIN_OPEN)
     if start < 0:
         return html
     cut = start + len(_MAIN_OPEN)
-    return html[:cut] + SERVER_LINKS + html[cut:]
+    tr = translations(language).gettext
+    links = SERVER_LINKS.format(
+        play=htmllib.escape(tr(N_("Play a fair game"))),
+        leaderboard=htmllib.escape(tr(N_("Leaderboard"))),
+    )
+    return html[:cut] + links + html[cut:]

@@ -13,6 +13,7 @@ from typing import Any, Final
 
 from starlette.requests import ClientDisconnect, Request
 
+from twenty48_replay.i18n import N_
 from twenty48_replay.server.api_errors import ApiError, not_found
 
 #: Bodies of the game endpoints (a move is ~30 bytes).
@@ -70,15 +71,35 @@ def _no_constants(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+class DuplicateKeyError(ValueError):
+    """A JSON object names one key twice (``{"move":"L","move":"R"}``)."""
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object's members, refused when a key repeats: JSON parsers disagree on which wins,
+    so a proxy or a log and this server could each read a different request."""
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        seen: set[str] = set()
+        for key, _value in pairs:
+            if key in seen:
+                raise DuplicateKeyError(key)
+            seen.add(key)
+    return found
+
+
 def parse_object(body: bytes) -> dict[str, Any]:
     """A JSON object, or 400 with the reason."""
     if not body:
         raise ApiError(400, "the body is empty; send a JSON object")
     try:
         text = body.decode("utf-8")
-        value = json.loads(text, parse_constant=_no_constants)
+        value = json.loads(text, parse_constant=_no_constants, object_pairs_hook=_no_duplicates)
     except UnicodeDecodeError:
         raise ApiError(400, "the body is not UTF-8") from None
+    except DuplicateKeyError as exc:
+        shown = json.dumps(str(exc))[:80]
+        raise ApiError(400, f"the body names the key {shown} twice") from None
     except (ValueError, RecursionError) as exc:
         raise ApiError(400, f"the body is not JSON: {str(exc).splitlines()[0][:200]}") from None
     if not isinstance(value, dict):
@@ -129,7 +150,7 @@ def game_id(request: Request) -> int:
     """The ``{id}`` of the path as a positive integer, or 404."""
     raw = request.path_params.get("id", "")
     if not (isinstance(raw, str) and raw.isdigit() and raw.isascii() and len(raw) < 19):
-        raise ApiError(404, "no game with that id")
+        raise ApiError(404, N_("no game with that id"))
     value = int(raw)
     if not 1 <= value <= MAX_ID:
         raise not_found(value)

@@ -2,35 +2,57 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
+import signal
 import socket
+import stat
+import tempfile
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from twenty48_replay.errors import EXIT_UNUSABLE, KeyFileError, Twenty48Error
-from twenty48_replay.server import transport
+from twenty48_replay.i18n import N_
+from twenty48_replay.server import key_rules, transport
 from twenty48_replay.server.config import ENV_VAR, ServerConfig, key_path
 from twenty48_replay.server.guarded_http import PROTOCOL
 from twenty48_replay.signing import ServerKey
 from twenty48_replay.store import Store
 
+#: prometheus-client's multiprocess folder (twenty48_replay.server.metrics; not imported
+#: here: the variable must be set before prometheus-client is).
+METRICS_ENV_VAR: Final = "PROMETHEUS_MULTIPROC_DIR"
 
-def prepare(config: ServerConfig) -> tuple[str, ServerKey]:
-    """Open (create) the database and the key once, before any worker starts.
+
+def prepare(config: ServerConfig, *, rotate_key: bool = False) -> tuple[str, ServerKey, list[str]]:
+    """Open (create) the database and settle the key once, before any worker starts.
 
     Errors here are ordinary library errors (one clear line from the CLI);
-    the workers then find both ready.  Returns the database's display name
-    and the key.  A refused setting leaves nothing behind: an existing key
-    file is loaded and checked, and a missing one's folder checked, before
-    the database is created; a new key is made only once the database opened.
+    the workers then find both ready.  Returns the database's display name,
+    the key, and notes for the operator (a rotation, records whose key is
+    unknown).  The key file must agree with the keys the database signed
+    with (:mod:`.key_rules`; ``rotate_key`` makes a new key current).  A
+    refused setting leaves nothing behind: an existing key file is loaded and
+    checked, and a missing one's folder checked, before the database is
+    created; a new key is made only once the database opened and the key
+    rules allow it.
     """
     path = key_path(config)
     key = ServerKey.load(path) if os.path.lexists(path) else None
     if key is None and config.key is not None:
         _check_key_folder(path)
+    database = Store.sqlite_file(config.db)
+    if rotate_key and database is not None and not database.exists():
+        raise key_rules.KeyRefusedError(
+            N_("--rotate-key: the database has no key yet, so there is nothing to rotate")
+        )
     with Store(config.db) as store:  # creates, checks or upgrades the whole schema
         name = store.name
-    return name, key if key is not None else ServerKey.load_or_create(path)
+        key, notes = key_rules.settle(
+            store, path, key, rotate=rotate_key, make_key=lambda: ServerKey.load_or_create(path)
+        )
+    return name, key, notes
 
 
 def _check_key_folder(path: Path) -> None:
@@ -98,19 +120,66 @@ def serve(
     os.environ[ENV_VAR] = config.to_env()
     os.environ[transport.ENV_VAR] = limits.to_env()
     forwarded = list(limits.forwarded_allow_ips)
-    uvicorn.run(
-        "twenty48_replay.server.app:create_app",
-        factory=True,
-        host=host,
-        port=port,
-        workers=workers,
-        access_log=access_log,
-        log_level=log_level,
-        server_header=False,
-        date_header=False,
-        http=PROTOCOL,
-        ws="none",  # no upgrades: a WebSocket protocol would bypass the connection bounds
-        proxy_headers=bool(forwarded),
-        forwarded_allow_ips=forwarded or [],
-        timeout_keep_alive=limits.idle_timeout,
-    )
+    # Every process's metrics in files of one private folder (0700), summed by whichever
+    # process answers /metrics; set before any process imports prometheus-client.
+    metrics_folder = _metrics_folder()
+    os.environ[METRICS_ENV_VAR] = metrics_folder
+
+    def terminated(signum: int, _frame: object) -> None:
+        # uvicorn re-raises SIGTERM after its graceful shutdown, with this handler back in
+        # place: remove the folder, then die of the signal as before.
+        shutil.rmtree(metrics_folder, ignore_errors=True)
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    previous = signal.signal(signal.SIGTERM, terminated)
+    try:
+        uvicorn.run(
+            "twenty48_replay.server.app:create_app",
+            factory=True,
+            host=host,
+            port=port,
+            workers=workers,
+            access_log=access_log,
+            log_level=log_level,
+            server_header=False,
+            date_header=False,
+            http=PROTOCOL,
+            ws="none",  # no upgrades: a WebSocket protocol would bypass the connection bounds
+            proxy_headers=bool(forwarded),
+            forwarded_allow_ips=forwarded or [],
+            timeout_keep_alive=limits.idle_timeout,
+        )
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        os.environ.pop(METRICS_ENV_VAR, None)
+        shutil.rmtree(metrics_folder, ignore_errors=True)
+
+
+def _metrics_folder() -> str:
+    """A new private folder for the metrics files; those of dead servers are removed first.
+
+    Named after the process, so that a folder left by a server that was
+    killed (SIGKILL runs no clean-up) is recognised at the next start.
+    """
+    base = Path(tempfile.gettempdir())
+    prefix = "twenty48-metrics-"
+    with contextlib.suppress(OSError):
+        for folder in base.glob(prefix + "*"):
+            pid = folder.name.removeprefix(prefix).partition("-")[0]
+            if not pid.isdigit() or _alive(int(pid)):
+                continue
+            info = folder.lstat()
+            if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid():
+                shutil.rmtree(folder, ignore_errors=True)
+    return tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # someone else's process
+        return True
+    return True

@@ -7,9 +7,14 @@ Its own module so that the application (:mod:`.app`) and the pages
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from typing import Any
 
+from twenty48_replay.errors import KeyFileError
+from twenty48_replay.server import key_rules
 from twenty48_replay.server.bots import Analyzer
 from twenty48_replay.server.config import ServerConfig, key_path
+from twenty48_replay.server.health import Readiness
 from twenty48_replay.server.writer import GroupWriter
 from twenty48_replay.signing import ServerKey
 from twenty48_replay.store import Store
@@ -21,16 +26,29 @@ SWITCH_INTERVAL = 0.0005
 class Server:
     """The running server's parts: store, key, writer and analyzer."""
 
-    def __init__(self, config: ServerConfig) -> None:
+    def __init__(
+        self, config: ServerConfig, observe: Callable[[int, int], None] | None = None
+    ) -> None:
+        """``observe(jobs, moves)`` is told of each committed write batch (the metrics)."""
         self.config = config
         self.store = Store(config.db)
         try:
             self.key = ServerKey.load_or_create(key_path(config))
+            with self.store.reading() as connection:
+                problem = key_rules.refuse_stale_signer(connection, self.key.key_id)
+            if problem is not None:  # ``serve`` settled the key; another process changed it
+                raise KeyFileError(problem)
         except BaseException:
             self.store.close()
             raise
-        self.writer = GroupWriter(self.store, self.key)
+        self.writer = GroupWriter(self.store, self.key, observe=observe)
+        self.readiness = Readiness(self.writer)
         self.analyzer = Analyzer(self.store, config) if config.analyze else None
+
+    def key_document(self) -> dict[str, Any]:
+        """The published key set (SPEC 11.6): every key this server signed with, read from
+        the database's key history; this key alone before any was recorded."""
+        return key_rules.key_set(key_rules.key_history(self.store)) or self.key.well_known()
 
     def start(self) -> None:
         # The writer thread releases the interpreter lock for every database call

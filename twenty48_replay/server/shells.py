@@ -75,6 +75,11 @@ New game.</p>
 <button id="finish" type="button" disabled>End game</button>
 <span class="help">Arrow keys or WASD · swipe on a touch screen</span>
 </div>
+<div id="confirm-end" class="confirm" role="alertdialog" aria-labelledby="confirm-end-text" hidden>
+<p id="confirm-end-text"></p>
+<button id="confirm-end-yes" type="button">End and sign</button>
+<button id="confirm-end-no" type="button">Keep playing</button>
+</div>
 <section class="fair" aria-label="fair play">
 <h2>Fair play</h2>
 <p class="explain">The server commits to a secret seed before your first move and reveals

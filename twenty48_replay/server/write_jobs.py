@@ -153,6 +153,8 @@ class PlayMove:
         except NullMoveError as exc:
             raise ApiError(422, str(exc)) from None
         facts = Facts.of(after)
+        if facts.over:
+            view.check_signer()  # the last move signs the record: refuse before writing
         if not view.append(entry.row.game_id or 0, entry.letters, self.letter, after, facts):
             return None
         entry = attrs.evolve(entry, state=after, letters=entry.letters + self.letter)
@@ -191,6 +193,7 @@ class FinishGame:
                     raise conflict("the game is not started yet")
                 entry, fresh = view.get(self.fair_id, fresh=True), True
                 continue
+            view.check_signer()
             done = finish_entry(view, entry)
             if done is not None:
                 view.put(done)
@@ -268,3 +271,21 @@ class SubmitRecord:
             "score": self.result.score,
             "moves": len(self.record.moves),
         }
+
+
+@attrs.frozen
+class Ping:
+    """``GET /readyz``: a write transaction that writes nothing, through the writer's queue.
+
+    Its answer means the writer thread takes jobs, the database starts a
+    write transaction and answers a query, and this process's key is still
+    the one in use.
+    """
+
+    @property
+    def order(self) -> int:
+        return 0
+
+    def run(self, view: BatchView) -> dict[str, Any]:
+        view.check_signer()
+        return {}

@@ -31,6 +31,7 @@ import contextlib
 import logging
 import queue
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from twenty48_replay.errors import StoreError, Twenty48Error
@@ -42,6 +43,7 @@ from twenty48_replay.server.batch_view import (
     Job,
     Signer,
 )
+from twenty48_replay.server.write_jobs import Ping
 from twenty48_replay.store import Store
 from twenty48_replay.timestamps import now_ms
 
@@ -64,18 +66,33 @@ class UnavailableError(ApiError):
 class GroupWriter:
     """The writer thread; :meth:`run` is what request handlers await."""
 
-    def __init__(self, store: Store, signer: Signer, *, max_batch: int = MAX_BATCH) -> None:
+    def __init__(
+        self,
+        store: Store,
+        signer: Signer,
+        *,
+        max_batch: int = MAX_BATCH,
+        observe: Callable[[int, int], None] | None = None,
+    ) -> None:
+        """``observe(jobs, moves)`` is told of each committed batch (the metrics)."""
         self.store = store
         self.signer = signer
         self.max_batch = max_batch
+        self.observe = observe
         self.cache = EntryCache()
         self._queue: queue.SimpleQueue[_Item | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._loop, name="twenty48-writer", daemon=True)
         self.batches = 0
         self.jobs = 0
+        self._appended = 0  # moves appended by the last committed transaction
 
     def start(self) -> None:
         self._thread.start()
+
+    @property
+    def alive(self) -> bool:
+        """Whether the writer thread runs (``/readyz``)."""
+        return self._thread.is_alive()
 
     def stop(self) -> None:
         """Finish what is queued, then end the thread."""
@@ -145,6 +162,9 @@ class GroupWriter:
             return
         self.batches += 1
         self.jobs += len(batch)
+        requests = sum(not isinstance(job, Ping) for job, _future in batch)
+        if self.observe is not None and requests:  # readiness checks are not traffic
+            self.observe(requests, self._appended)
         outcomes.extend(
             (future, result) for (_job, future), result in zip(batch, results, strict=True)
         )
@@ -168,6 +188,7 @@ class GroupWriter:
                 view.discard()
             raise
         view.commit()
+        self._appended = view.appended
         return results
 
 

@@ -3,11 +3,13 @@
 The package's face: :class:`Store` (``store.py``) is the one entry point.
 Inside: ``connection`` opens and checks a database, ``tables`` is the
 schema, ``reads`` and ``writes`` are the SQL of local games, and
-``fair_games`` is all the SQL of the score server, ``evidence`` the
-reports ``play --server`` keeps when a server breaks a rule.
+``fair_games`` is all the SQL of the score server (its key history in
+``server_keys``), ``evidence`` the reports ``play --server`` keeps when a
+server breaks a rule, ``backup`` copies a live SQLite database.
 """
 
 from twenty48_replay.errors import DamagedGameError
+from twenty48_replay.store.backup import BackupReport
 from twenty48_replay.store.evidence import (
     EvidenceInfo,
     list_evidence,
@@ -19,6 +21,7 @@ from twenty48_replay.store.store import CheckReport, GameSession, ImportOutcome,
 
 __all__ = [
     "ANY_PLAYER",
+    "BackupReport",
     "CheckReport",
     "DamagedGameError",
     "EvidenceInfo",

@@ -20,6 +20,7 @@ from sqlalchemy.engine import Connection
 
 APPEND_ONLY_MESSAGE: Final = "twenty48: the move log is append-only"
 SEQUENCE_MESSAGE: Final = "twenty48: move out of sequence"
+KEY_HISTORY_MESSAGE: Final = "twenty48: the key history is append-only"
 BUSY_TIMEOUT_MS: Final = 5000
 #: The largest string or blob an SQLite connection of ours reads or writes.
 #: The longest value a record can put in a row (its metadata as JSON, at most
@@ -66,6 +67,30 @@ POSTGRESQL_TRIGGERS: Final = (
     """CREATE TRIGGER moves_next_seq BEFORE INSERT ON moves
         FOR EACH ROW EXECUTE FUNCTION twenty48_moves_next_seq()""",
 )
+
+# ------------------------------------------------------------ the key history
+# (issue 18, section 5: store.server_keys) Which keys the server signed with and
+# which were revoked is evidence, like the move log: rows are only ever added.
+_SQLITE_KEY_TRIGGERS: Final = (
+    f"""CREATE TRIGGER IF NOT EXISTS key_events_no_update BEFORE UPDATE ON key_events
+        BEGIN SELECT RAISE(ABORT, '{KEY_HISTORY_MESSAGE}'); END""",
+    f"""CREATE TRIGGER IF NOT EXISTS key_events_no_delete BEFORE DELETE ON key_events
+        BEGIN SELECT RAISE(ABORT, '{KEY_HISTORY_MESSAGE}'); END""",
+)
+
+POSTGRESQL_KEY_TRIGGERS: Final = (
+    f"""CREATE OR REPLACE FUNCTION twenty48_key_events_append_only() RETURNS trigger AS $$
+        BEGIN RAISE EXCEPTION '{KEY_HISTORY_MESSAGE}'; END; $$ LANGUAGE plpgsql""",
+    "DROP TRIGGER IF EXISTS key_events_no_update_delete ON key_events",
+    """CREATE TRIGGER key_events_no_update_delete BEFORE UPDATE OR DELETE OR TRUNCATE
+        ON key_events FOR EACH STATEMENT EXECUTE FUNCTION twenty48_key_events_append_only()""",
+)
+
+#: Each table that has triggers: (its SQLite statements, its PostgreSQL statements).
+TRIGGERS_BY_TABLE: Final = {
+    "moves": (_SQLITE_TRIGGERS, POSTGRESQL_TRIGGERS),
+    "key_events": (_SQLITE_KEY_TRIGGERS, POSTGRESQL_KEY_TRIGGERS),
+}
 
 
 def read_options(dialect_name: str) -> dict[str, Any]:
@@ -137,19 +162,29 @@ def _sqlite_begin(connection: Connection) -> None:
 
 
 def install_triggers(connection: Connection) -> None:
-    """Create the append-only and sequence triggers for this dialect."""
+    """Create the append-only and sequence triggers of every table present, for this dialect.
+
+    Only the tables the database has get theirs, so the same call serves every
+    schema version (an older version's tables are a subset of today's).
+    """
     name = connection.dialect.name
     if name == "sqlite":
-        statements: tuple[str, ...] = _SQLITE_TRIGGERS
+        query = "SELECT name FROM sqlite_master WHERE type = 'table'"
     elif name == "postgresql":
-        statements = POSTGRESQL_TRIGGERS
+        query = "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()"
     else:  # pragma: no cover - refused earlier by the store
         raise ValueError(f"unsupported database dialect {name!r}")
-    for statement in statements:
-        connection.exec_driver_sql(statement)
+    present = {str(row[0]) for row in connection.exec_driver_sql(query)}
+    for table, (sqlite, postgresql) in TRIGGERS_BY_TABLE.items():
+        if table in present:
+            for statement in sqlite if name == "sqlite" else postgresql:
+                connection.exec_driver_sql(statement)
 
 
-_SQLITE_TRIGGER_NAMES: Final = frozenset({"moves_no_update", "moves_no_delete", "moves_next_seq"})
+_SQLITE_TRIGGER_NAMES: Final = frozenset(
+    {"moves_no_update", "moves_no_delete", "moves_next_seq"}
+    | {"key_events_no_update", "key_events_no_delete"}
+)
 
 
 def foreign_objects(connection: Connection, tables: set[str]) -> list[str]:

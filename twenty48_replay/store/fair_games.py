@@ -36,6 +36,18 @@ from twenty48_replay.record import Record, dumps_value
 from twenty48_replay.replay import VerifyResult
 from twenty48_replay.store import reads, writes
 from twenty48_replay.store.reads import GameInfo
+
+# The key history (issue 18, section 5): its SQL is store.server_keys', reached from here.
+from twenty48_replay.store.server_keys import CURRENT as CURRENT
+from twenty48_replay.store.server_keys import REVOKED as REVOKED
+from twenty48_replay.store.server_keys import KeyEvent as KeyEvent
+from twenty48_replay.store.server_keys import KeyHistory as KeyHistory
+from twenty48_replay.store.server_keys import KeyUse as KeyUse
+from twenty48_replay.store.server_keys import append_key_event as append_key_event
+from twenty48_replay.store.server_keys import current_key_id as current_key_id
+from twenty48_replay.store.server_keys import has_signed_records as has_signed_records
+from twenty48_replay.store.server_keys import key_history as key_history
+from twenty48_replay.store.server_keys import signed_keys as signed_keys
 from twenty48_replay.store.tables import (
     CLIENT,
     bot_signals,
@@ -646,3 +658,19 @@ def submitted(connection: Connection, limit: int) -> list[GameInfo]:
         .limit(limit)
     ).scalars()
     return [reads.get_game(connection, int(i)) for i in list(ids)]
+
+
+# ---------------------------------------------------------------- operations
+# (issue 18, section 6: what /metrics reports, counted at each scrape, so that
+# every worker and every host reports the same database-wide figures)
+
+
+def open_games(connection: Connection) -> tuple[int, int]:
+    """Fair games not finished: (not started yet, started)."""
+    query = (
+        select(fair_games.c.started_ms.is_(None), func.count())
+        .where(fair_games.c.finished_ms.is_(None))
+        .group_by(fair_games.c.started_ms.is_(None))
+    )
+    counts = {bool(unstarted): int(count) for unstarted, count in connection.execute(query)}
+    return counts.get(True, 0), counts.get(False, 0)

@@ -87,11 +87,19 @@ def expected_sqlite(metadata: MetaData) -> Schema:
 
 # -------------------------------------------------------------- PostgreSQL
 
+#: Our triggers as ``pg_get_triggerdef`` gives them, by table, then by name.
 _PG_TRIGGERS: Final = {
-    "moves_no_update_delete": "CREATE TRIGGER moves_no_update_delete BEFORE DELETE OR UPDATE "
-    "OR TRUNCATE ON moves FOR EACH STATEMENT EXECUTE FUNCTION twenty48_moves_append_only()",
-    "moves_next_seq": "CREATE TRIGGER moves_next_seq BEFORE INSERT ON moves "
-    "FOR EACH ROW EXECUTE FUNCTION twenty48_moves_next_seq()",
+    "moves": {
+        "moves_no_update_delete": "CREATE TRIGGER moves_no_update_delete BEFORE DELETE OR UPDATE "
+        "OR TRUNCATE ON moves FOR EACH STATEMENT EXECUTE FUNCTION twenty48_moves_append_only()",
+        "moves_next_seq": "CREATE TRIGGER moves_next_seq BEFORE INSERT ON moves "
+        "FOR EACH ROW EXECUTE FUNCTION twenty48_moves_next_seq()",
+    },
+    "key_events": {
+        "key_events_no_update_delete": "CREATE TRIGGER key_events_no_update_delete BEFORE "
+        "DELETE OR UPDATE OR TRUNCATE ON key_events FOR EACH STATEMENT EXECUTE FUNCTION "
+        "twenty48_key_events_append_only()",
+    },
 }
 _FUNCTION_BODY: Final = re.compile(r"FUNCTION (\w+)\(\).*?\$\$(.*?)\$\$", re.DOTALL)
 
@@ -212,12 +220,15 @@ def expected_postgresql(metadata: MetaData) -> Schema:
             found["constraint", f"{table.name}.{table.name}_{local}_fkey"] = (
                 f"FOREIGN KEY ({local}) REFERENCES {key.column.table.name}({key.column.name})"
             )
-    for name, definition in _PG_TRIGGERS.items():
-        found["trigger", f"moves.{name}"] = definition
-    for statement in dialects.POSTGRESQL_TRIGGERS:
-        match = _FUNCTION_BODY.search(statement)
-        if match:
-            found["function", match.group(1)] = normalise_sql(match.group(2))
+    for table_name, triggers in _PG_TRIGGERS.items():
+        if table_name not in metadata.tables:  # an older version without the table
+            continue
+        for name, definition in triggers.items():
+            found["trigger", f"{table_name}.{name}"] = definition
+        for statement in dialects.TRIGGERS_BY_TABLE[table_name][1]:
+            match = _FUNCTION_BODY.search(statement)
+            if match:
+                found["function", match.group(1)] = normalise_sql(match.group(2))
     return found
 
 

@@ -31,7 +31,8 @@ from twenty48_replay.game import GameState, MoveOutcome
 from twenty48_replay.record import Record
 from twenty48_replay.replay import VerifyResult, verify
 from twenty48_replay.store import connection as conn
-from twenty48_replay.store import dialects, reads, schema, writes
+from twenty48_replay.store import dialects, reads, schema, servers, writes
+from twenty48_replay.store.backup import BackupReport, sqlite_backup
 from twenty48_replay.store.legacy import OLDER
 from twenty48_replay.store.reads import ANY_PLAYER, GameFilter, GameInfo, PlayerFilter, Stats
 from twenty48_replay.store.tables import CLIENT, SCHEMA_VERSION, log_digests, metadata, moves
@@ -256,6 +257,25 @@ class Store:
         with self.reading() as connection:
             return reads.best_score(connection, player)
 
+    # ------------------------------------------------------- fair games' servers
+
+    def remember_server(self, key_id: str, url: str) -> bool:
+        """Keep ``url`` as the server that signs with ``key_id`` (see :mod:`.servers`)."""
+        with self.transaction() as connection:
+            return servers.remember_server(connection, key_id, url)
+
+    def server_urls(self) -> dict[str, str]:
+        """Signing key id -> the server URL last used with it."""
+        with self.reading() as connection:
+            return servers.server_urls(connection)
+
+    def games_from_server(
+        self, game_id: servers.ServerGameId, key_id: str | None = None
+    ) -> list[int]:
+        """Local ids of the kept fair games with this id on their server (and this key)."""
+        with self.reading() as connection:
+            return servers.games_from_server(connection, game_id, key_id)
+
     # ------------------------------------------------------- records in and out
 
     def game_as_record(self, game_id: int) -> Record:
@@ -316,10 +336,19 @@ class Store:
         if result is None:
             result = verify(record)
         if not result.valid:
-            raise ImportRejectedError("; ".join(result.reasons))
+            raise ImportRejectedError(result.reason_codes)
         with self.transaction() as connection:
             game_id, duplicate = writes.import_verified(connection, record, result, now_ms())
         return ImportOutcome(game_id, duplicate)
+
+    # ------------------------------------------------------------------ backup
+
+    def backup(self, target: Path) -> BackupReport:
+        """A consistent copy of this SQLite database in ``target``, made while it is in use.
+
+        See :mod:`twenty48_replay.store.backup`; PostgreSQL is refused (pg_dump).
+        """
+        return sqlite_backup(self.engine, self.name, target)
 
     # ------------------------------------------------------------------ check
 

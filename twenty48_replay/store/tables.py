@@ -13,7 +13,8 @@ SHA-256 of each game's move string, kept with the projection) and stores
 ``seed`` and ``player`` losslessly (see :class:`LosslessText`), with the
 score server's ``fair_games`` and ``submitted_records``; version 3 adds
 ``fair_evidence`` (what a fair-play client keeps when a server breaks a
-rule) and ``bot_signals`` (the detail of each fair game's bot signals).
+rule), ``bot_signals`` (the detail of each fair game's bot signals) and
+``key_events`` (the keys the server signed with, and revocations).
 Earlier versions are frozen in :mod:`twenty48_replay.store.legacy`.
 """
 
@@ -262,4 +263,29 @@ bot_signals = Table(
     Column("dispersion_milli", Integer, nullable=True),  # interquartile range / median
     Column("variation_milli", Integer, nullable=True),  # standard deviation / mean
     Column("autocorrelation_milli", Integer, nullable=True),  # lag 1, of log intervals
+)
+
+# ---------------------------------------------------------------- server keys
+# (issue 18, section 5; read and written by store.server_keys only)
+#
+# The history of the keys the score server signs with, append-only (triggers in
+# store.dialects refuse UPDATE and DELETE): a "current" row when a key becomes
+# the one the server signs with (its public key, and since when), a "revoked"
+# row when an operator revokes a key (why).  A key's period of use runs from
+# its "current" row to the next one.  ``seq`` is numbered by the writer (the
+# next after the last), so two processes recording at once conflict on the
+# primary key instead of both making a key current; the unique index lets a
+# key become current once and be revoked once.  ``actor`` is the operating
+# system user who ran the command.
+key_events = Table(
+    "key_events",
+    metadata,
+    Column("seq", Integer, primary_key=True, autoincrement=False),
+    Column("at_ms", BigInteger, nullable=False),
+    Column("event", String(16), nullable=False),
+    Column("key_id", String(16), nullable=False),
+    Column("public_key", String(64), nullable=True),
+    Column("reason", LosslessText(2000), nullable=True),
+    Column("actor", LosslessText(200), nullable=False),
+    Index("key_events_by_key", "key_id", "event", unique=True),
 )

@@ -10,9 +10,13 @@ computed here from the log), stores ``seed`` and ``player`` escaped (see
 :func:`~twenty48_replay.store.tables.escape_text`; only values holding
 U+0000 or U+0001 change) and, on PostgreSQL, widens both to ``TEXT``.
 Version 3 adds ``fair_evidence`` (kept by ``play --server`` when a server
-breaks a rule) and ``bot_signals`` (the detail of each fair game's bot
-signals), and has every analysed fair game analysed again: the signals of
-version 2 came from one shallow search only.
+breaks a rule), ``bot_signals`` (the detail of each fair game's bot
+signals) and ``key_events`` (the server's key history, with its append-only
+triggers), and has every analysed fair game analysed again: the signals of
+version 2 came from one shallow search only.  The key a version 2 server
+signed with is recorded by the next ``twenty48 serve`` that starts with its
+key file (:mod:`twenty48_replay.store.server_keys`), as only the key file
+holds it.
 """
 
 from __future__ import annotations
@@ -23,12 +27,14 @@ from itertools import groupby
 from sqlalchemy import text, update
 from sqlalchemy.engine import Connection
 
+from twenty48_replay.store import dialects
 from twenty48_replay.store.tables import (
     SCHEMA_VERSION,
     bot_signals,
     escape_text,
     fair_evidence,
     fair_games,
+    key_events,
     log_digests,
     meta,
     submitted_records,
@@ -50,9 +56,12 @@ def _set_version(connection: Connection, version: int) -> None:
 
 
 def to_v3(connection: Connection) -> None:
-    """Version 2 to 3: fair-play evidence; bot-signal detail (every fair game analysed again)."""
+    """Version 2 to 3: fair-play evidence; bot-signal detail (every fair game
+    analysed again); the server's key history, append-only like the move log."""
     fair_evidence.create(connection)
     bot_signals.create(connection)
+    key_events.create(connection)
+    dialects.install_triggers(connection)  # every table's: CREATE ... IF NOT EXISTS / REPLACE
     connection.execute(
         update(fair_games)
         .where(fair_games.c.analysis.in_(("done", "failed", "running")))

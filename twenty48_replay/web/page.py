@@ -25,13 +25,16 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
+import html
 import json
 import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from twenty48_replay.i18n import LANGUAGES, N_, current_language, translations
 from twenty48_replay.record import Record
 from twenty48_replay.web.bundle import bundle
+from twenty48_replay.web.messages import page_catalog
 from twenty48_replay.web.theme import stylesheet
 
 #: The entry module of the page; bundle() pulls in what it imports.
@@ -95,13 +98,13 @@ def page_code() -> tuple[str, str]:
 
 
 _SHELL: Final = """<!doctype html>
-<html lang="en">
+<html lang="{lang}">
 <head>
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="{csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>2048 replay</title>
+<title>{t_title}</title>
 <style>{style}</style>
 </head>
 <body>
@@ -109,15 +112,15 @@ _SHELL: Final = """<!doctype html>
 <header class="t48-heading">
 <h1 class="t48-title">2048</h1>
 <div class="t48-scores">
-<div class="t48-score-box"><span class="t48-label">Score</span><span id="score">0</span></div>
-<div class="t48-score-box"><span class="t48-label">Move</span><span id="move-number">0</span></div>
+<div class="t48-score-box"><span class="t48-label">{t_score}</span><span id="score">0</span></div>
+<div class="t48-score-box"><span class="t48-label">{t_move}</span><span
+id="move-number">0</span></div>
 </div>
 </header>
-<p class="t48-intro">A recorded game, replayed and checked <em>in this page</em> against the
-twenty48 record spec v1. Nothing is loaded from anywhere.</p>
+<p class="t48-intro">{t_intro}</p>
 <section id="verdict" class="t48-verdict" role="status" aria-live="polite">
 <p class="t48-verdict-head"><span class="t48-mark" aria-hidden="true">…</span><span
-id="verdict-text">Verifying the record…</span></p>
+id="verdict-text">{t_verifying}</span></p>
 <ul class="t48-reasons" id="verdict-reasons" hidden></ul>
 <p class="t48-note" id="verdict-note" hidden></p>
 <ul class="t48-checks" id="fair-checks" hidden></ul>
@@ -125,40 +128,38 @@ id="verdict-text">Verifying the record…</span></p>
 <div class="t48-board" id="board" role="img"
 aria-label="board"></div>
 <p class="t48-caption"><span class="t48-move-arrow" id="move-arrow"
-title="the move that led here"></span><span id="step-caption">move 0 / 0</span></p>
+title="{t_arrow}"></span><span id="step-caption">move 0 / 0</span></p>
 <div class="t48-controls">
 <div class="t48-buttons">
-<button type="button" class="t48-button" id="first" title="first position (Home)"
-aria-label="first position">
+<button type="button" class="t48-button" id="first" title="{t_first} (Home)"
+aria-label="{t_first}">
 <svg viewBox="0 0 16 16" aria-hidden="true"><path d="M3 3h2v10H3zM13 3v10L6 8z"/></svg></button>
-<button type="button" class="t48-button" id="prev" title="one move back (&#x2190;)"
-aria-label="one move back">
+<button type="button" class="t48-button" id="prev" title="{t_back} (&#x2190;)"
+aria-label="{t_back}">
 <svg viewBox="0 0 16 16" aria-hidden="true"><path d="M12 3v10L5 8z"/></svg></button>
-<button type="button" class="t48-button t48-play" id="play" title="autoplay (space)">Play</button>
-<button type="button" class="t48-button" id="next" title="one move forward (&#x2192;)"
-aria-label="one move forward">
+<button type="button" class="t48-button t48-play" id="play" title="{t_autoplay}">{t_play}</button>
+<button type="button" class="t48-button" id="next" title="{t_forward} (&#x2192;)"
+aria-label="{t_forward}">
 <svg viewBox="0 0 16 16" aria-hidden="true"><path d="M4 3v10l7-5z"/></svg></button>
-<button type="button" class="t48-button" id="last" title="last position (End)"
-aria-label="last position">
+<button type="button" class="t48-button" id="last" title="{t_last} (End)"
+aria-label="{t_last}">
 <svg viewBox="0 0 16 16" aria-hidden="true"><path d="M11 3h2v10h-2zM3 3v10l7-5z"/></svg></button>
 </div>
 <input type="range" class="t48-slider" id="slider" min="0" max="0" value="0" step="1"
-aria-label="position in the game">
+aria-label="{t_position}">
 <div class="t48-speed-row">
-<label>Speed <select class="t48-speed" id="speed">
-<option value="1">1 move/s</option><option value="2">2 moves/s</option>
-<option value="5" selected>5 moves/s</option><option value="10">10 moves/s</option>
-<option value="25">25 moves/s</option><option value="100">100 moves/s</option>
-<option value="500">500 moves/s</option></select></label>
-<span class="t48-keys"><kbd>&#x2190;</kbd> <kbd>&#x2192;</kbd> step,
-<kbd>&#x2191;</kbd> <kbd>&#x2193;</kbd> &#xB1;10, <kbd>Space</kbd> play</span>
+<label>{t_speed} <select class="t48-speed" id="speed">
+<option value="1">1 {t_move_s}</option><option value="2">2 {t_moves_s}</option>
+<option value="5" selected>5 {t_moves_s}</option><option value="10">10 {t_moves_s}</option>
+<option value="25">25 {t_moves_s}</option><option value="100">100 {t_moves_s}</option>
+<option value="500">500 {t_moves_s}</option></select></label>
+<span class="t48-keys"><kbd>&#x2190;</kbd> <kbd>&#x2192;</kbd> {t_step},
+<kbd>&#x2191;</kbd> <kbd>&#x2193;</kbd> &#xB1;10, <kbd>Space</kbd> {t_play_key}</span>
 </div>
 </div>
-<section class="t48-details"><h2>Record</h2><dl id="details"></dl></section>
-<p class="t48-footer">Made by twenty48-replay. Check it yourself:
-<code>twenty48 verify</code> gives the same verdict.</p>
-<noscript><p>This page replays and verifies the game with JavaScript; allow scripts to see
-it.</p></noscript>
+<section class="t48-details"><h2>{t_record}</h2><dl id="details"></dl></section>
+<p class="t48-footer">{t_footer}</p>
+<noscript><p>{t_noscript}</p></noscript>
 </main>
 <script type="application/json" id="{data_id}">{data}</script>
 <script>{script}</script>
@@ -167,8 +168,57 @@ it.</p></noscript>
 """
 
 
+#: The shell's words (English, marked for the catalog), by placeholder.
+_SHELL_WORDS: Final = {
+    "t_title": N_("2048 replay"),
+    "t_score": N_("Score"),
+    "t_verifying": N_("Verifying the record…"),
+    "t_arrow": N_("the move that led here"),
+    "t_first": N_("first position"),
+    "t_back": N_("one move back"),
+    "t_autoplay": N_("autoplay (space)"),
+    "t_play": N_("Play"),
+    "t_forward": N_("one move forward"),
+    "t_last": N_("last position"),
+    "t_position": N_("position in the game"),
+    "t_speed": N_("Speed"),
+    "t_move_s": N_("move/s"),
+    "t_moves_s": N_("moves/s"),
+    "t_step": N_("step"),
+    "t_play_key": N_("play"),
+    "t_record": N_("Record"),
+    "t_noscript": N_(
+        "This page replays and verifies the game with JavaScript; allow scripts to see it."
+    ),
+}
+_INTRO: Final = N_(
+    "A recorded game, replayed and checked {in_this_page} against the twenty48 record spec v1. "
+    "Nothing is loaded from anywhere."
+)
+_IN_THIS_PAGE: Final = N_("in this page")
+_FOOTER: Final = N_("Made by twenty48-replay. Check it yourself: {command} gives the same verdict.")
+
+
+def _shell_words(language: str) -> dict[str, str]:
+    """The shell's words in ``language``, HTML-escaped, markup placed around them."""
+    tr = translations(language).gettext
+    words = {key: html.escape(tr(text)) for key, text in _SHELL_WORDS.items()}
+    # The number of the move shown (a noun; the TUI's "Move" key is a verb: Danish differs).
+    words["t_move"] = html.escape(translations(language).pgettext("move number", "Move"))
+    words["t_intro"] = html.escape(tr(_INTRO)).replace(
+        "{in_this_page}", f"<em>{html.escape(tr(_IN_THIS_PAGE))}</em>"
+    )
+    words["t_footer"] = html.escape(tr(_FOOTER)).replace(
+        "{command}", "<code>twenty48 verify</code>"
+    )
+    return words
+
+
 def replay_page(
-    record: Record | str, *, trusted_key: bytes | Mapping[str, Any] | None = None
+    record: Record | str,
+    *,
+    trusted_key: bytes | Mapping[str, Any] | None = None,
+    language: str | None = None,
 ) -> str:
     """The HTML text of a self-contained page that replays and verifies ``record``.
 
@@ -178,7 +228,13 @@ def replay_page(
     listing keys (``KeySet.to_json()``, SPEC 11.6): with it the page also
     checks a fair record's signature, as ``verify --trust`` does.  The page
     reads the key exactly as a key file (the JavaScript refuses a bad one).
+    ``language`` (one of :data:`twenty48_replay.i18n.LANGUAGES`; default: the
+    current one) is the page's language: its words and the verifier's
+    reasons, translated from their codes with the embedded catalog.
     """
+    language = current_language() if language is None else language
+    if language not in LANGUAGES:
+        raise ValueError(f"unknown language {language!r}")
     text = record.to_json() if isinstance(record, Record) else record
     trust: Mapping[str, Any] | None = None
     if isinstance(trusted_key, bytes):
@@ -191,10 +247,16 @@ def replay_page(
         }
     elif trusted_key is not None:
         trust = trusted_key
-    data = script_json({"record": text, "trust": trust})
+    embedded: dict[str, Any] = {"record": text, "trust": trust}
+    messages = page_catalog(language)
+    if messages is not None:  # an English page is the same as before languages came
+        embedded["messages"] = messages
+    data = script_json(embedded)
     script, style = page_code()
     return _SHELL.format(
         csp=content_security_policy(script, style),
+        lang=language,
+        **_shell_words(language),
         style=style,
         data_id=DATA_ID,
         data=data,

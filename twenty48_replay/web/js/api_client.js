@@ -122,7 +122,8 @@ function apiReasonOf(value) {
 async function apiExchange(method, path, body, token) {
   // One request and its retries, within the deadline: {status, bytes, value}.
   const headers = { Accept: "application/json" };
-  if (body !== null) {
+  if (body !== null || method === "POST") {
+    // The server refuses a POST under /api/ that does not say JSON (415), a body or not.
     headers["Content-Type"] = "application/json";
   }
   if (token !== null) {

@@ -16,9 +16,10 @@
 //       publicKey Uint8Array(32), signature Uint8Array(64), message Uint8Array
 //   ed25519VerifyJs(publicKey, signature, message) -> boolean   (the fallback, synchronous)
 //   ed25519KeyProblem(publicKey) -> null, or why it is no usable public key (the reference's words)
-//   ed25519SignatureProblem(signature) -> null, or why R or S is refused (the reference's words;
+//   ed25519SignatureProblem(signature) -> null, or why R or S is refused (a reason, reasons.js;
 //                                         signature a Uint8Array(64))
 
+import { reason } from "./reasons.js";
 import { sha512 } from "./sha512.js";
 
 const ED_P = (1n << 255n) - 19n;
@@ -153,8 +154,8 @@ export function ed25519SignatureProblem(signature) {
   // fails the equation (it compares encodings).
   const r = edLittleEndian(signature.subarray(0, 32));
   const y = r % (1n << 255n);
-  if (y >= ED_P || (r > y && (y * y) % ED_P === 1n)) return "its R is not a canonical curve point";
-  return edLittleEndian(signature.subarray(32, 64)) >= ED_L ? "its S is not below the group order L (not canonical)" : null;
+  if (y >= ED_P || (r > y && (y * y) % ED_P === 1n)) return reason("signature.r_not_canonical");
+  return edLittleEndian(signature.subarray(32, 64)) >= ED_L ? reason("signature.s_not_canonical") : null;
 }
 
 export function ed25519VerifyJs(publicKey, signature, message) {

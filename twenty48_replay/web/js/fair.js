@@ -8,7 +8,8 @@
 // API:
 //   async commitmentOf(serverSeed)            -> 64 lowercase hex: SHA-256 of its ASCII
 //   async gameSeedOf(serverSeed, clientSeed)  -> 64 lowercase hex: HMAC-SHA256(server, client)
-//   async checkFair(record, trusted = null)   -> {status, signature, reasons}
+//   async checkFair(record, trusted = null)   -> {status, signature, reasons, codes}
+//       reasons: the English words; codes: the same reasons as codes (reasons.js, SPEC 8.8)
 //       record from parseRecord; trusted a trusted key (trusted_keys.js; a key set from
 //       key_sets.js), anything parseTrustedKeys takes, or null.  status "self-seeded" | "fair" | "unchecked" | "not fair"; signature
 //       "checked" | "unchecked" | null.  With a key set, the key the record names must be
@@ -18,6 +19,7 @@
 
 import { canonicalBytes } from "./canonical.js";
 import { ed25519SignatureProblem, ed25519Verify } from "./ed25519.js";
+import { reason, reasonText } from "./reasons.js";
 import { fromHex, hmacSha256, sha256, toHex } from "./sha256.js";
 import { utf8Encode } from "./text.js";
 import { parseTrustedKeys } from "./trusted_keys.js";
@@ -55,38 +57,35 @@ export async function gameSeedOf(serverSeed, clientSeed) {
   return toHex(hmacSha256(key, message));
 }
 
+function fairVerdict(status, signature, codes) {
+  return { status, signature, reasons: codes.map((code) => reasonText(code)), codes };
+}
+
 export async function checkFair(record, trusted = null) {
   const f = record.fair;
-  if (f === null) return { status: "self-seeded", signature: null, reasons: [] };
-  const reasons = [];
+  if (f === null) return fairVerdict("self-seeded", null, []);
+  const codes = [];
   const revealed = await commitmentOf(f.server_seed);
-  if (revealed !== f.commitment) {
-    reasons.push(`fair: commitment ${f.commitment} does not match server_seed: its SHA-256 is ${revealed}`);
-  }
+  if (revealed !== f.commitment) codes.push(reason("fair.commitment", { commitment: f.commitment, sha256: revealed }));
   const derived = await gameSeedOf(f.server_seed, f.client_seed);
-  if (derived !== record.seed) {
-    reasons.push(
-      `fair: seed ${JSON.stringify(record.seed)} does not match server_seed and client_seed: ` +
-        `HMAC-SHA256 gives ${derived}`,
-    );
-  }
-  if (trusted === null) {
-    return { status: reasons.length ? "not fair" : "unchecked", signature: "unchecked", reasons };
-  }
+  if (derived !== record.seed) codes.push(reason("fair.seed", { seed: record.seed, derived }));
+  if (trusted === null) return fairVerdict(codes.length ? "not fair" : "unchecked", "unchecked", codes);
   const keys = parseTrustedKeys(trusted);
   const refusal = keys.refusal(f.key_id, f.ended);
   if (record.signature === null) {
-    reasons.push(`fair: no signature to check with the trusted key ${keys.keyId}`);
+    codes.push(reason("fair.no_signature", { trusted: keys.keyId }));
   } else if (refusal !== null) {
-    reasons.push(`fair: ${refusal}`);
+    codes.push(reason("fair.signature", { problem: refusal }));
   } else {
     const signature = fromHex(record.signature);
     const why =
       ed25519SignatureProblem(signature) ??
       ((await ed25519Verify(keys.publicKeyOf(f.key_id), signature, canonicalBytes(record.json)))
         ? null
-        : "the record was changed after signing, or another key signed it");
-    if (why !== null) reasons.push(`fair: signature does not verify with the trusted key ${f.key_id}: ${why}`);
+        : reason("signature.mismatch"));
+    if (why !== null) {
+      codes.push(reason("fair.signature", { problem: reason("signature.invalid", { key_id: f.key_id, problem: why }) }));
+    }
   }
-  return { status: reasons.length ? "not fair" : "fair", signature: "checked", reasons };
+  return fairVerdict(codes.length ? "not fair" : "fair", "checked", codes);
 }

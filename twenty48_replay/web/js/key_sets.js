@@ -15,6 +15,7 @@
 //       .publicKeyOf(keyId), .refusal(keyId, ended)  as every trusted key (trusted_keys.js)
 //   timestampInstant(text) -> [seconds since 1970 UTC, nanoseconds]   (a valid SPEC 11.4 time)
 
+import { reason } from "./reasons.js";
 import { RECORD_TIMESTAMP } from "./record.js";
 import { toHex } from "./sha256.js";
 import { codePointCount, loneSurrogateAt, pyRepr } from "./text.js";
@@ -72,10 +73,12 @@ export class KeySet {
 
   refusal(keyId, ended) {
     const found = this.period(keyId);
-    if (found === null) return `signed by key ${keyId}, which the trusted key set does not list (its current key is ${this.keyId})`;
-    if (found.revoked) return `signed by key ${keyId}, which the trusted key set marks revoked: ${found.reason}`;
+    if (found === null) return reason("key.unlisted", { key_id: keyId, trusted: this.keyId });
+    if (found.revoked) return reason("key.revoked", { key_id: keyId, why: found.reason });
     const inUse = RECORD_TIMESTAMP.test(ended) && setsBefore(found.from, ended) && (found.until === null || setsBefore(ended, found.until));
-    return inUse ? null : `signed by key ${keyId} at ${ended}, outside the time it was in use (${found.from} to ${found.until || "now"})`;
+    if (inUse) return null;
+    const times = { key_id: keyId, ended, since: found.from };
+    return found.until === null ? reason("key.out_of_time_open", times) : reason("key.out_of_time", { ...times, until: found.until });
   }
 }
 

@@ -28,6 +28,10 @@
 // localStorage ("twenty48.evidence", the newest five) and offered for download.  An
 // unusable answer (wrong shape, too large, not whole within the deadline) stops it with
 // data-fair="unusable"; a game that passes every check ends with data-fair="checked".
+//
+// Ending a game signs it: its score counts as it stands.  So "End game", and
+// "New game" while a game is on, first ask ("End and sign game 108 now? ..."),
+// and after the end the status says what was signed.
 
 import { applyMove, boardToRows, isWon } from "./rules.js";
 import {
@@ -45,7 +49,8 @@ import {
 } from "./api_client.js";
 import { BoardView } from "./board_view.js";
 import { commitmentOf } from "./fair.js";
-import { parseTrustedKey, TrustedKeyError } from "./trusted_keys.js";
+import { parseTrustedKeySet } from "./key_sets.js";
+import { TrustedKeyError } from "./trusted_keys.js";
 import { Witness, WitnessUnfair, WitnessUnusable } from "./play_witness.js";
 
 const PLAY_KEYS = Object.freeze({
@@ -123,6 +128,7 @@ class PlayPage {
     this.spawnCell = -1;
     this.best = Number(playRead("local", PLAY_BEST_KEY)) || 0;
     this.pointer = null;
+    this.pendingAnswer = null; // resolves the open "End and sign?" question
   }
 
   install() {
@@ -134,7 +140,9 @@ class PlayPage {
       event.preventDefault();
       this.newGame();
     });
-    playEl("finish").addEventListener("click", () => this.endGame());
+    playEl("finish").addEventListener("click", () => this.askThenEnd());
+    playEl("confirm-end-yes").addEventListener("click", () => this.answerEnd(true));
+    playEl("confirm-end-no").addEventListener("click", () => this.answerEnd(false));
     document.addEventListener("keydown", (event) => this.onKey(event));
     const wrap = playEl("board-wrap");
     wrap.addEventListener("pointerdown", (event) => {
@@ -248,6 +256,9 @@ class PlayPage {
       return;
     }
     if (this.phase === "playing") {
+      if (!(await this.confirmEnd())) {
+        return; // the player keeps this game
+      }
       await this.endGame(); // the current game is finished and signed as it stands
     }
     playWrite("local", PLAY_NAME_KEY, player);
@@ -344,6 +355,45 @@ class PlayPage {
     this.render();
   }
 
+  // ------------------------------------------------------------------ asking first
+
+  confirmEnd() {
+    // Shows "End and sign game N now? ..." and resolves true (End and sign) or false.
+    if (this.phase !== "playing" || this.game === null) {
+      return Promise.resolve(false);
+    }
+    if (this.pendingAnswer !== null) {
+      this.pendingAnswer(false); // one question at a time
+    }
+    playEl("confirm-end-text").textContent =
+      "End and sign game " + this.game.id + " now? Its score counts as it stands.";
+    playEl("confirm-end").hidden = false;
+    this.root.dataset.asking = "end";
+    playEl("confirm-end-no").focus();
+    return new Promise((resolve) => {
+      this.pendingAnswer = resolve;
+    });
+  }
+
+  answerEnd(end) {
+    playEl("confirm-end").hidden = true;
+    delete this.root.dataset.asking;
+    const resolve = this.pendingAnswer;
+    this.pendingAnswer = null;
+    if (document.activeElement && document.activeElement.blur) {
+      document.activeElement.blur(); // the keys go back to the game
+    }
+    if (resolve !== null) {
+      resolve(end);
+    }
+  }
+
+  async askThenEnd() {
+    if (await this.confirmEnd()) {
+      await this.endGame();
+    }
+  }
+
   async endGame() {
     if (this.phase !== "playing" || this.game === null) {
       return;
@@ -391,7 +441,9 @@ class PlayPage {
         }
       }
       serverSeed = await witness.revealed(view);
-      const key = parseTrustedKey(await apiKey());
+      // The server publishes a key set (its keys over time): the record must be signed by a
+      // listed key, not revoked, in use when the game ended (SPEC 11.6), as verify --trust URL.
+      const key = parseTrustedKeySet(await apiKey());
       await witness.checkRecord(await apiRecordBytes(game.id), key);
       this.root.dataset.fair = "checked";
     } catch (error) {
@@ -418,8 +470,16 @@ class PlayPage {
     link.href = "/games/" + encodeURIComponent(String(game.id));
     link.hidden = false;
     playEl("overlay-replay").href = link.href;
+    if (this.pendingAnswer !== null) {
+      this.answerEnd(false); // nothing left to ask about
+    }
     if (this.root.dataset.fair === "checked") {
-      this.status(title + ": " + game.score + " points in " + game.moves + " moves. Press New game to play again.");
+      const moves = game.moves === 1 ? "1 move" : game.moves + " moves";
+      const tile = Math.max(...boardToRows(game.board).flat());
+      this.status(
+        title + ". Signed game " + game.id + ": " + game.score + " points in " + moves +
+          ", largest tile " + tile + "; the replay page checks its record. Press New game to play again.",
+      );
     }
     this.render();
   }

@@ -31,10 +31,14 @@
 
 import { commitmentOf } from "./fair.js";
 import { JsonBigInt, JsonFloat } from "./json.js";
+import { reason, reasonJson, reasonTemplates, reasonText } from "./reasons.js";
 import { applyMove, boardFromRows, canMove, isWon, maxTile } from "./rules.js";
 import { sha256, toHex } from "./sha256.js";
 import { utf8Encode } from "./text.js";
 import { verifyRecord } from "./verify.js";
+import { WITNESS_TEMPLATES } from "./witness_templates.js";
+
+reasonTemplates(WITNESS_TEMPLATES);
 
 export const WITNESS_FORMAT = "twenty48-fair-evidence";
 const WITNESS_MAX_INTEGER = 9007199254740992;
@@ -44,7 +48,9 @@ const WITNESS_QUOTE_LENGTH = 40;
 
 export class WitnessUnfair extends Error {
   constructor(where, rule, move, evidence = null) {
-    super(`${where} breaks the rules: ${rule}`);
+    const code = reason("witness.broken", { where, rule });
+    super(reasonText(code));
+    this.code = code;
     this.name = "WitnessUnfair";
     this.kind = "broken";
     this.move = move;
@@ -54,7 +60,9 @@ export class WitnessUnfair extends Error {
 
 export class WitnessUnusable extends Error {
   constructor(where, problem) {
-    super(`${where} is unusable: ${problem}`);
+    const code = reason("witness.unusable", { where, problem });
+    super(reasonText(code));
+    this.code = code;
     this.name = "WitnessUnusable";
     this.kind = "unusable";
   }
@@ -73,7 +81,7 @@ export function witnessQuote(value) {
 }
 
 function witnessCell(cell) {
-  return `row ${Math.floor(cell / 4) + 1} column ${(cell % 4) + 1}`;
+  return reason("witness.cell", { row: Math.floor(cell / 4) + 1, column: (cell % 4) + 1 });
 }
 
 function witnessTile(exponent) {
@@ -89,18 +97,18 @@ class WitnessShape {
   constructor(answer, where) {
     this.where = where;
     if (answer === null || typeof answer !== "object" || Array.isArray(answer) || answer instanceof JsonFloat || answer instanceof JsonBigInt) {
-      throw new WitnessUnusable(where, `it is ${witnessQuote(answer)}, not a JSON object`);
+      throw new WitnessUnusable(where, reason("witness.shape.not_object", { value: witnessQuote(answer) }));
     }
     this.answer = answer;
   }
 
   fail(key, wanted) {
-    return new WitnessUnusable(this.where, `field '${key}' is ${witnessQuote(this.answer[key])}, not ${wanted}`);
+    return new WitnessUnusable(this.where, reason("witness.shape.field", { field: key, value: witnessQuote(this.answer[key]), wanted }));
   }
 
   get(key) {
     if (!Object.prototype.hasOwnProperty.call(this.answer, key)) {
-      throw new WitnessUnusable(this.where, `field '${key}' is missing`);
+      throw new WitnessUnusable(this.where, reason("witness.shape.missing", { field: key }));
     }
     return this.answer[key];
   }
@@ -108,14 +116,14 @@ class WitnessShape {
   integer(key, low = 0, high = WITNESS_MAX_INTEGER) {
     const value = this.get(key);
     if (typeof value !== "number" || !Number.isInteger(value) || value < low || value > high) {
-      throw this.fail(key, `an integer from ${low} to ${high}`);
+      throw this.fail(key, reason("witness.shape.integer", { low, high }));
     }
     return value;
   }
 
   flag(key) {
     const value = this.get(key);
-    if (typeof value !== "boolean") throw this.fail(key, "true or false");
+    if (typeof value !== "boolean") throw this.fail(key, reason("witness.shape.flag"));
     return value;
   }
 
@@ -126,7 +134,7 @@ class WitnessShape {
   }
 
   hex64(key) {
-    return this.text(key, WITNESS_HEX64, "64 lowercase hex characters");
+    return this.text(key, WITNESS_HEX64, reason("witness.shape.hex64"));
   }
 
   position() {
@@ -135,7 +143,7 @@ class WitnessShape {
 
   board(key = "board") {
     const value = this.get(key);
-    const wanted = "4 rows of 4 tiles (0 or a power of two from 2 to 131072)";
+    const wanted = reason("witness.shape.board");
     const shaped =
       Array.isArray(value) &&
       value.length === 4 &&
@@ -187,7 +195,7 @@ export class Witness {
     return this.shown[this.shown.length - 1];
   }
 
-  evidence(verdict = null) {
+  evidence(verdict = null, verdictCode = null) {
     return {
       format: WITNESS_FORMAT,
       version: 1,
@@ -198,13 +206,14 @@ export class Witness {
       commitment: this.commitment,
       moves: this.letters,
       verdict,
+      verdict_code: verdictCode === null ? null : reasonJson(verdictCode),
       answers: this.exchanges.slice(),
     };
   }
 
   broken(where, rule, move = null) {
     const error = new WitnessUnfair(where, rule, move);
-    error.evidence = this.evidence(error.message);
+    error.evidence = this.evidence(error.message, error.code);
     this.verdict = error;
     return error;
   }
@@ -212,26 +221,26 @@ export class Witness {
   // ------------------------------------------------------------------ the new game
 
   created(answer) {
-    const shape = new WitnessShape(answer, "the server's answer to the new game");
+    const shape = new WitnessShape(answer, reason("witness.where.new_game"));
     const commitment = shape.hex64("commitment");
     const id = shape.integer("id");
-    const token = shape.text("token", WITNESS_TOKEN, "1 to 512 visible ASCII characters");
+    const token = shape.text("token", WITNESS_TOKEN, reason("witness.shape.token", { limit: 512 }));
     this.gameId = id;
     this.commitment = commitment;
     return { id, token, commitment };
   }
 
   opened(answer) {
-    const where = "the server's opening board";
+    const where = reason("witness.where.opening");
     const shape = new WitnessShape(answer, where);
     const [board, score, moves] = shape.position();
     this.sameGame(shape, where, null);
-    if (moves !== 0) throw this.broken(where, `it is numbered move ${moves}; a game opens at move 0`);
-    if (score !== 0) throw this.broken(where, `its score is ${score}; a game opens at 0`);
+    if (moves !== 0) throw this.broken(where, reason("witness.opening.number", { got: moves }));
+    if (score !== 0) throw this.broken(where, reason("witness.opening.score", { got: score }));
     const tiles = Array.from(board).filter((e) => e !== 0);
-    if (tiles.length !== 2) throw this.broken(where, `it holds ${tiles.length} tiles; a game opens with two`);
+    if (tiles.length !== 2) throw this.broken(where, reason("witness.opening.tiles", { count: tiles.length }));
     const odd = tiles.filter((e) => e !== 1 && e !== 2);
-    if (odd.length) throw this.broken(where, `it holds a tile of ${witnessTile(odd[0])}; opening tiles are 2 or 4`);
+    if (odd.length) throw this.broken(where, reason("witness.opening.tile_value", { value: witnessTile(odd[0]) }));
     const shown = { board, score: 0, moves: 0, letter: null, spawn: null };
     this.flags(shape, where, shown, null);
     this.shown = [shown];
@@ -241,19 +250,19 @@ export class Witness {
   sameGame(shape, where, move) {
     if (Object.prototype.hasOwnProperty.call(shape.answer, "id")) {
       const got = shape.integer("id");
-      if (got !== this.gameId) throw this.broken(where, `it is about game ${got}, not game ${this.gameId}`, move);
+      if (got !== this.gameId) throw this.broken(where, reason("witness.game", { got, id: this.gameId }), move);
     }
   }
 
   flags(shape, where, shown, move) {
     const top = maxTile(shown.board);
     const claimed = shape.integer("max_tile");
-    if (claimed !== top) throw this.broken(where, `it says the largest tile is ${claimed}; the board's is ${top}`, move);
+    if (claimed !== top) throw this.broken(where, reason("witness.max_tile", { got: claimed, real: top }), move);
     const won = isWon(shown.board);
     if (shape.flag("won") !== won) {
       throw this.broken(
         where,
-        won ? "it says the game is not won, but a tile is 2048 or more" : "it says the game is won, but no tile is 2048 or more",
+        reason(won ? "witness.not_won" : "witness.won"),
         move,
       );
     }
@@ -261,7 +270,7 @@ export class Witness {
     if (shape.flag("over") !== over) {
       throw this.broken(
         where,
-        over ? "it says the game goes on, but no move changes the board" : "it says the game is over, but the board can still move",
+        reason(over ? "witness.not_over" : "witness.over"),
         move,
       );
     }
@@ -269,16 +278,16 @@ export class Witness {
 
   // ------------------------------------------------------------------ moves
 
-  refused(n, letter, reason) {
+  refused(n, letter, why) {
     return this.broken(
-      `the server's answer to move ${n} (${letter})`,
-      `it refused the move (${String(reason).slice(0, 200)}), but the move changes the board`,
+      reason("witness.where.move", { n, letter }),
+      reason("witness.move.refused", { reason: String(why).slice(0, 200) }),
       n,
     );
   }
 
   moved(n, letter, answer) {
-    const where = `the server's answer to move ${n} (${letter})`;
+    const where = reason("witness.where.move", { n, letter });
     const before = this.last;
     const shape = new WitnessShape(answer, where);
     const board = shape.board();
@@ -287,36 +296,36 @@ export class Witness {
     const score = shape.integer("score");
     const gained = shape.integer("gained");
     const move = shape.get("move");
-    const spawnShape = new WitnessShape(shape.get("spawn"), `field 'spawn' of ${where}`);
+    const spawnShape = new WitnessShape(shape.get("spawn"), reason("witness.where.spawn", { where }));
     const spawnCell = spawnShape.integer("cell", 0, 15);
     const spawnValue = spawnShape.integer("value", 0, WITNESS_MAX_INTEGER);
     const finished = shape.flag("finished");
     this.sameGame(shape, where, n);
     if (gotN !== n || gotMoves !== n) {
-      throw this.broken(where, `it numbers the move ${gotN !== n ? gotN : gotMoves}, not ${n} as sent`, n);
+      throw this.broken(where, reason("witness.move.number", { got: gotN !== n ? gotN : gotMoves, n }), n);
     }
-    if (move !== letter) throw this.broken(where, `it names the move ${witnessQuote(move)}, not ${letter} as sent`, n);
+    if (move !== letter) throw this.broken(where, reason("witness.move.letter", { got: witnessQuote(move), letter }), n);
     const slide = applyMove(before.board, letter);
     const { cell, value } = this.newTile(where, n, slide.board, board);
     if (spawnCell !== cell || spawnValue !== value) {
       throw this.broken(
         where,
-        `its spawn field says ${spawnValue} at ${witnessCell(spawnCell)}, but the board's new tile is ${value} at ${witnessCell(cell)}`,
+        reason("witness.move.spawn_field", { got: spawnValue, got_cell: witnessCell(spawnCell), value, cell: witnessCell(cell) }),
         n,
       );
     }
-    if (gained !== slide.gained) throw this.broken(where, `it says the move gained ${gained} points; the slide gains ${slide.gained}`, n);
+    if (gained !== slide.gained) throw this.broken(where, reason("witness.move.gained", { got: gained, real: slide.gained }), n);
     const real = before.score + slide.gained;
     if (score !== real) {
       throw this.broken(
         where,
-        `its score is ${score}; the score before (${before.score}) plus the points of the move (${slide.gained}) is ${real}`,
+        reason("witness.move.score", { got: score, before: before.score, gained: slide.gained, real }),
         n,
       );
     }
     const shown = { board, score, moves: n, letter, spawn: { cell, value } };
     this.flags(shape, where, shown, n);
-    if (finished && canMove(board)) throw this.broken(where, "it ends the game, but the board can still move", n);
+    if (finished && canMove(board)) throw this.broken(where, reason("witness.move.finished"), n);
     this.shown.push(shown);
     return { shown, gained, finished, spawn: { cell, value } };
   }
@@ -324,20 +333,20 @@ export class Witness {
   newTile(where, n, slid, board) {
     const changed = [];
     for (let c = 0; c < 16; c++) if (slid[c] !== board[c]) changed.push(c);
-    if (changed.length === 0) throw this.broken(where, "its board has no new tile; every move adds one", n);
+    if (changed.length === 0) throw this.broken(where, reason("witness.move.no_tile"), n);
     const covered = changed.filter((c) => slid[c] !== 0);
     if (covered.length) {
       const c = covered[0];
       throw this.broken(
         where,
-        `its board puts ${witnessTile(board[c])} on ${witnessCell(c)}, which holds ${witnessTile(slid[c])} after the slide; a new tile goes on an empty cell`,
+        reason("witness.move.covered", { value: witnessTile(board[c]), cell: witnessCell(c), held: witnessTile(slid[c]) }),
         n,
       );
     }
-    if (changed.length > 1) throw this.broken(where, `its board has ${changed.length} new tiles; every move adds exactly one`, n);
+    if (changed.length > 1) throw this.broken(where, reason("witness.move.tiles", { count: changed.length }), n);
     const cell = changed[0];
     const value = witnessTile(board[cell]);
-    if (value !== 2 && value !== 4) throw this.broken(where, `its new tile at ${witnessCell(cell)} is ${value}; a new tile is 2 or 4`, n);
+    if (value !== 2 && value !== 4) throw this.broken(where, reason("witness.move.tile_value", { value, cell: witnessCell(cell) }), n);
     return { cell, value };
   }
 
@@ -363,7 +372,7 @@ export class Witness {
   caughtUp(view) {
     // The server's public view after a reload or a failed move: the position last shown,
     // or one move beyond it whose answer was lost (its letter and new tile are deduced).
-    const where = "the server's game after a lost answer";
+    const where = reason("witness.where.lost_answer");
     const shape = new WitnessShape(view, where);
     const [board, score, moves] = shape.position();
     const last = this.last;
@@ -384,14 +393,14 @@ export class Witness {
     }
     throw this.broken(
       where,
-      `its game (${moves} moves, score ${score}) is not the game shown (${last.moves} moves, score ${last.score}) nor one move beyond it`,
+      reason("witness.caught_up", { moves, score, shown_moves: last.moves, shown_score: last.score }),
     );
   }
 
   // ------------------------------------------------------------------ the end
 
   async revealed(answer) {
-    const where = "the server's answer to finishing the game";
+    const where = reason("witness.where.reveal");
     const shape = new WitnessShape(answer, where);
     const [board, score, moves] = shape.position();
     const serverSeed = shape.hex64("server_seed");
@@ -399,18 +408,18 @@ export class Witness {
     const clientSeed = shape.get("client_seed");
     this.sameGame(shape, where, null);
     if (commitment !== this.commitment) {
-      throw this.broken(where, `it names the commitment ${witnessQuote(commitment)}, not ${this.commitment} sent before the first move`);
+      throw this.broken(where, reason("witness.reveal.commitment", { got: witnessQuote(commitment), commitment: this.commitment }));
     }
-    if (clientSeed !== this.clientSeed) throw this.broken(where, `it names the client seed ${witnessQuote(clientSeed)}, not ours`);
+    if (clientSeed !== this.clientSeed) throw this.broken(where, reason("witness.reveal.client_seed", { got: witnessQuote(clientSeed) }));
     const digest = await commitmentOf(serverSeed);
     if (digest !== this.commitment) {
-      throw this.broken(where, `the SHA-256 of its server seed is ${digest}, not the commitment ${this.commitment}`);
+      throw this.broken(where, reason("witness.reveal.server_seed", { digest, commitment: this.commitment }));
     }
     const last = this.last;
     if (!witnessSameBoard(board, last.board) || score !== last.score || moves !== last.moves) {
       throw this.broken(
         where,
-        `its game (${moves} moves, score ${score}) is not the game shown (${last.moves} moves, score ${last.score})`,
+        reason("witness.reveal.game", { moves, score, shown_moves: last.moves, shown_score: last.score }),
       );
     }
     this.serverSeed = serverSeed;
@@ -418,36 +427,36 @@ export class Witness {
   }
 
   async checkRecord(text, trustedKey) {
-    const where = "the server's signed record";
+    const where = reason("witness.where.record");
     const verdict = await verifyRecord(text, { trustedKey });
-    if (verdict.valid === null) throw new WitnessUnusable(where, verdict.error);
+    if (verdict.valid === null) throw new WitnessUnusable(where, reason("text", { text: verdict.error }));
     const record = verdict.record;
     const info = record.fair;
-    if (info === null) throw this.broken(where, "it has no fair object");
+    if (info === null) throw this.broken(where, reason("witness.record.no_fair"));
     const expected = [
-      ["commitment", this.commitment, "the commitment sent before the first move"],
-      ["client_seed", this.clientSeed, "our client seed"],
-      ["game_id", this.gameId, "the id of the game played"],
+      ["commitment", this.commitment, reason("witness.record.our_commitment")],
+      ["client_seed", this.clientSeed, reason("witness.record.our_client_seed")],
+      ["game_id", this.gameId, reason("witness.record.our_game_id")],
     ];
     for (const [key, ours, name] of expected) {
-      if (info[key] !== ours) throw this.broken(where, `its fair.${key} is ${witnessQuote(info[key])}, not ${name}`);
+      if (info[key] !== ours) throw this.broken(where, reason("witness.record.fair_field", { key, got: witnessQuote(info[key]), name }));
     }
     if (this.serverSeed !== null && info.server_seed !== this.serverSeed) {
-      throw this.broken(where, "its server seed is not the one revealed when the game ended");
+      throw this.broken(where, reason("witness.record.server_seed"));
     }
     const player = Object.prototype.hasOwnProperty.call(record.metadata, "player") ? record.metadata.player : null;
     if (player !== this.player) {
-      throw this.broken(where, `its player is ${witnessQuote(player)}, not ${witnessQuote(this.player)} who played`);
+      throw this.broken(where, reason("witness.record.player", { got: witnessQuote(player), player: witnessQuote(this.player) }));
     }
     const letters = this.letters;
     if (record.moves !== letters) throw this.broken(where, witnessMovesDiffer(record.moves, letters));
     this.compareSteps(where, verdict.timeline);
     if (record.score !== this.last.score) {
-      throw this.broken(where, `its score is ${record.score}, not ${this.last.score} as played`);
+      throw this.broken(where, reason("witness.record.score", { got: record.score, score: this.last.score }));
     }
-    if (verdict.reasons.length) throw this.broken(where, verdict.reasons[0]);
+    if (verdict.reasonCodes.length) throw this.broken(where, verdict.reasonCodes[0]);
     if (trustedKey !== null && (verdict.fair === null || verdict.fair.status !== "fair")) {
-      throw this.broken(where, `its fair play is ${verdict.fair === null ? "self-seeded" : verdict.fair.status}`);
+      throw this.broken(where, reason("witness.record.fair", { status: verdict.fair === null ? "self-seeded" : verdict.fair.status }));
     }
     return verdict;
   }
@@ -459,24 +468,29 @@ export class Witness {
       const shown = this.shown[i];
       if (i === 0) {
         if (!witnessSameBoard(step.board, shown.board)) {
-          throw this.broken(where, "its opening board is not the opening board shown", 0);
+          throw this.broken(where, reason("witness.record.opening"), 0);
         }
         continue;
       }
       if (shown.spawn !== null && (step.spawn.cell !== shown.spawn.cell || step.spawn.value !== shown.spawn.value)) {
         throw this.broken(
           where,
-          `its new tile after move ${i} is ${step.spawn.value} at ${witnessCell(step.spawn.cell)}; ` +
-            `the server showed ${shown.spawn.value} at ${witnessCell(shown.spawn.cell)}`,
+          reason("witness.record.spawn", {
+            n: i,
+            value: step.spawn.value,
+            cell: witnessCell(step.spawn.cell),
+            shown_value: shown.spawn.value,
+            shown_cell: witnessCell(shown.spawn.cell),
+          }),
           i,
         );
       }
       if (!witnessSameBoard(step.board, shown.board) || step.score !== shown.score) {
-        throw this.broken(where, `its board after move ${i} is not the board shown after move ${i}`, i);
+        throw this.broken(where, reason("witness.record.board", { n: i }), i);
       }
     }
     if (timeline.length !== this.shown.length) {
-      throw this.broken(where, `it replays ${Math.max(timeline.length - 1, 0)} of the ${this.shown.length - 1} moves shown`);
+      throw this.broken(where, reason("witness.record.steps", { count: Math.max(timeline.length - 1, 0), moves: this.shown.length - 1 }));
     }
   }
 }
@@ -484,7 +498,7 @@ export class Witness {
 function witnessMovesDiffer(record, played) {
   const n = Math.min(record.length, played.length);
   for (let i = 0; i < n; i++) {
-    if (record[i] !== played[i]) return `its move ${i + 1} is ${record[i]}, but ${played[i]} was played`;
+    if (record[i] !== played[i]) return reason("witness.record.move", { n: i + 1, got: record[i], real: played[i] });
   }
-  return `it holds ${record.length} moves, but ${played.length} were played`;
+  return reason("witness.record.moves", { count: record.length, played: played.length });
 }

@@ -13,6 +13,7 @@
 // "t48-verdict" is set (the benchmark reads it).
 
 import { parseTrustedKeySet } from "./key_sets.js";
+import { reasonText, translator } from "./reasons.js";
 import { verifyRecord } from "./verify.js";
 import { BoardView } from "./board_view.js";
 import { ReplayViewer } from "./viewer.js";
@@ -20,6 +21,13 @@ import { ReplayViewer } from "./viewer.js";
 const PAGE_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 const PAGE_UNSAFE_KEEP_LINES = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 const PAGE_MAX_SHOWN = 2000;
+// The page's language: translate(english) from the catalog the page embeds (messages.py).
+let pageT = (english) => english;
+
+// English words (marked in messages.py for the catalog) in the page's language, values filled in.
+function pageSay(english, values = {}) {
+  return pageT(english).replace(/\{([a-z_]+)\}/g, (match, name) => (name in values ? String(values[name]) : match));
+}
 const PAGE_FAIR_STATUS = {
   fair: "every check passed",
   unchecked: "the signature was not checked",
@@ -103,7 +111,7 @@ function pageShowDetails(doc, recordText) {
   list.textContent = "";
   const fields = pageRecordFields(recordText);
   for (const [label, value, mono] of fields) {
-    list.appendChild(pageElement(doc, "dt", label));
+    list.appendChild(pageElement(doc, "dt", pageT(label)));
     list.appendChild(pageElement(doc, "dd", pageDisplay(value, label === "Notes"), mono ? "t48-mono" : ""));
   }
   return fields;
@@ -113,34 +121,34 @@ function pageShowDetails(doc, recordText) {
 export function pageFairChecks(verdict, trust) {
   const fair = verdict.fair;
   if (!fair) {
-    return [["skip", "Self-seeded game: the player chose the seed, so there are no fair-play claims to check."]];
+    return [["skip", pageSay("Self-seeded game: the player chose the seed, so there are no fair-play claims to check.")]];
   }
-  const reasons = (fair.reasons || []).slice();
-  const bare = (reasons) => reasons.map((reason) => reason.replace(/^fair: /, "")).join("; ");
-  const take = (prefix) => {
-    const found = reasons.filter((reason) => reason.startsWith(prefix));
+  const reasons = (fair.codes || []).slice();
+  const bare = (reasons) => reasons.map((reason) => reasonText(reason, pageT).replace(/^fair: /, "")).join("; ");
+  const take = (code) => {
+    const found = reasons.filter((reason) => reason.code === code);
     for (const reason of found) {
       reasons.splice(reasons.indexOf(reason), 1);
     }
     return found;
   };
-  const commitment = take("fair: commitment ");
-  const seed = take("fair: seed ");
+  const commitment = take("fair.commitment");
+  const seed = take("fair.seed");
   const checks = [];
   const signatureChecked = fair.signature === "checked";
   if (reasons.length && !signatureChecked) {
-    checks.push(["fail", "Fair-play data unusable: " + bare(reasons)]);
+    checks.push(["fail", pageSay("Fair-play data unusable: {problem}", { problem: bare(reasons) })]);
     return checks;
   }
   checks.push(
     commitment.length
-      ? ["fail", "Commitment: " + bare(commitment).replace(/^commitment /, "")]
-      : ["pass", "Commitment: the server seed revealed after the game is the one committed to before it."],
+      ? ["fail", pageSay("Commitment: {problem}", { problem: bare(commitment).replace(/^commitment /, "") })]
+      : ["pass", pageSay("Commitment: the server seed revealed after the game is the one committed to before it.")],
   );
   checks.push(
     seed.length
-      ? ["fail", "Seed derivation: " + bare(seed).replace(/^seed /, "the seed ")]
-      : ["pass", "Seed derivation: the game's seed comes from the server seed and the player's seed."],
+      ? ["fail", pageSay("Seed derivation: {problem}", { problem: bare(seed).replace(/^seed /, pageT("the seed") + " ") })]
+      : ["pass", pageSay("Seed derivation: the game's seed comes from the server seed and the player's seed.")],
   );
   if (signatureChecked) {
     // The key that signed: the record names it (with a key set, not always the current one).
@@ -148,11 +156,11 @@ export function pageFairChecks(verdict, trust) {
     const key = signer ? " " + signer : "";
     checks.push(
       reasons.length
-        ? ["fail", "Signature: " + bare(reasons).replace(/^signature /, "")]
-        : ["pass", "Signature: signed by the trusted server key" + key + "."],
+        ? ["fail", pageSay("Signature: {problem}", { problem: bare(reasons).replace(/^signature /, "") })]
+        : ["pass", pageSay("Signature: signed by the trusted server key{key}.", { key })],
     );
   } else {
-    checks.push(["skip", "Signature: not checked; no trusted key was given when this page was made (twenty48 export --trust)."]);
+    checks.push(["skip", pageSay("Signature: not checked; no trusted key was given when this page was made (twenty48 export --trust).")]);
   }
   return checks;
 }
@@ -163,17 +171,17 @@ function pageShowChecks(doc, checks, status) {
   const marks = { pass: "\u2713", fail: "\u2717", skip: "\u2013" };
   if (status) {
     const head = pageElement(doc, "li", undefined, "t48-fair-status");
-    head.appendChild(pageElement(doc, "strong", "Fair play: " + pageDisplay(status)));
+    head.appendChild(pageElement(doc, "strong", pageSay("Fair play: {status}", { status: pageDisplay(pageT(status)) })));
     const why = PAGE_FAIR_STATUS[status];
     if (why) {
-      head.appendChild(doc.createTextNode(" (" + why + ")"));
+      head.appendChild(doc.createTextNode(" (" + pageT(why) + ")"));
     }
     list.appendChild(head);
   }
   for (const [state, text] of checks) {
     const item = pageElement(doc, "li", undefined, state);
     const mark = pageElement(doc, "span", marks[state], "t48-mark");
-    mark.setAttribute("aria-label", state === "pass" ? "passed" : state === "fail" ? "failed" : "not checked");
+    mark.setAttribute("aria-label", pageT(state === "pass" ? "passed" : state === "fail" ? "failed" : "not checked"));
     item.appendChild(mark);
     item.appendChild(pageElement(doc, "span", pageDisplay(text)));
     list.appendChild(item);
@@ -182,7 +190,7 @@ function pageShowChecks(doc, checks, status) {
 }
 
 function pageSummary(verdict) {
-  return "score " + verdict.score + ", max tile " + verdict.maxTile + ", " + verdict.moves + " moves";
+  return pageSay("score {score}, max tile {tile}, {moves} moves", { score: verdict.score, tile: verdict.maxTile, moves: verdict.moves });
 }
 
 function pageShowVerdict(doc, verdict, trust) {
@@ -195,14 +203,15 @@ function pageShowVerdict(doc, verdict, trust) {
   box.classList.add(valid ? "ok" : "bad");
   mark.textContent = valid ? "\u2713" : "\u2717";
   if (valid) {
-    text.textContent = "verified: " + pageSummary(verdict);
+    text.textContent = pageSay("verified: {summary}", { summary: pageSummary(verdict) });
   } else if (readable) {
-    text.textContent = "NOT verified (replayed: " + pageSummary(verdict) + ")";
+    text.textContent = pageSay("NOT verified (replayed: {summary})", { summary: pageSummary(verdict) });
   } else {
-    text.textContent = "NOT verified: the record cannot be read";
+    text.textContent = pageSay("NOT verified: the record cannot be read");
   }
   list.textContent = "";
-  const reasons = (verdict.reasons || []).slice();
+  const codes = verdict.reasonCodes || [];
+  const reasons = codes.length ? codes.map((code) => reasonText(code, pageT)) : (verdict.reasons || []).slice();
   if (verdict.error && !reasons.length) {
     reasons.push(verdict.error);
   }
@@ -212,7 +221,8 @@ function pageShowVerdict(doc, verdict, trust) {
   list.hidden = list.childElementCount === 0;
   const note = doc.getElementById("verdict-note");
   if (readable && typeof verdict.invalidMove === "number") {
-    note.textContent = "Move " + verdict.invalidMove + " changes nothing, so the replay below stops at the " + (verdict.moves === 1 ? "1 valid move" : verdict.moves + " valid moves") + " before it.";
+    const valid = verdict.moves === 1 ? pageSay("1 valid move") : pageSay("{count} valid moves", { count: verdict.moves });
+    note.textContent = pageSay("Move {number} changes nothing, so the replay below stops at the {valid} before it.", { number: verdict.invalidMove, valid });
     note.hidden = false;
   }
   if (readable) {
@@ -238,6 +248,7 @@ const PAGE_EMPTY_TIMELINE = {
 
 export async function startReplayPage(doc) {
   const data = JSON.parse(doc.getElementById("t48-data").textContent);
+  pageT = translator(data.messages || null) || ((english) => english);
   const trust = data.trust || null;
   const fields = pageShowDetails(doc, data.record);
   const player = fields.find((row) => row[0] === "Player");
@@ -248,9 +259,9 @@ export async function startReplayPage(doc) {
   } catch (error) {
     verdict = { valid: false, reasons: ["the page could not verify the record: " + String(error)], timeline: null, fair: null };
   }
-  const viewer = new ReplayViewer(doc, verdict.timeline || PAGE_EMPTY_TIMELINE, boardView);
+  const viewer = new ReplayViewer(doc, verdict.timeline || PAGE_EMPTY_TIMELINE, boardView, pageT);
   pageShowVerdict(doc, verdict, trust);
-  doc.title = "2048 replay" + (player ? " \u00b7 " + pageDisplay(player[1]) : "") + (verdict.timeline ? " \u00b7 score " + verdict.score : "");
+  doc.title = pageT("2048 replay") + (player ? " \u00b7 " + pageDisplay(player[1]) : "") + (verdict.timeline ? " \u00b7 " + pageSay("score {score}", { score: verdict.score }) : "");
   if (typeof performance !== "undefined" && performance.mark) {
     performance.mark("t48-verdict");
   }

@@ -29,6 +29,7 @@
 
 import { ed25519KeyProblem } from "./ed25519.js";
 import { JsonError, readJson } from "./json.js";
+import { reason } from "./reasons.js";
 import { fromHex, sha256, toHex } from "./sha256.js";
 import { pyRepr, utf8Length } from "./text.js";
 
@@ -58,7 +59,7 @@ function keysSingle(current) {
   const problem = ed25519KeyProblem(current);
   if (problem !== null) keysFail(problem);
   const keyId = keyIdOf(current);
-  const refusal = (id) => (id === keyId ? null : `signed by key ${id}, not by the trusted key ${keyId}`);
+  const refusal = (id) => (id === keyId ? null : reason("key.other", { key_id: id, trusted: keyId }));
   return Object.freeze({ current, keyId, refusal, publicKeyOf: (id) => (id === keyId ? current : null) });
 }
 

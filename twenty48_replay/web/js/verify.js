@@ -19,6 +19,7 @@
 //       score, maxTile, moves, won, over,   replayed values at the last valid step
 //                    (null when unreadable); moves = number of valid moves replayed
 //       reasons,     [string...]: replay reasons, then the fair-play reasons; [] when valid
+//       reasonCodes, the same reasons as codes with parameters (reasons.js, SPEC 8.8)
 //       fair,        null for a self-seeded or unreadable record, else
 //                    {status: "fair" | "unchecked" | "not fair", signature: "checked" |
 //                    "unchecked", reasons: [the fair-play reasons only]}
@@ -31,11 +32,13 @@
 //                     null at step 0), won, over};  .opening: the two opening spawns
 //   }
 //   verdictJson(verdict) -> the object `twenty48 verify --json` prints, without file and index:
-//       {valid, score, max_tile, moves, won, over, reasons, fair, signature} or {valid: null, error}
+//       {valid, score, max_tile, moves, won, over, reasons, fair, signature, reason_codes} or
+//       {valid: null, error}
 //   replayRecord(record) -> the replay alone: {timeline, score, maxTile, moves, won, over,
-//       invalidMove, reason}
+//       invalidMove, reason (a reason of reasons.js, or null)}
 
 import { checkFair } from "./fair.js";
+import { reason, reasonJson, reasonText } from "./reasons.js";
 import { parseRecord } from "./record.js";
 import { openingBoard, SpawnRng } from "./rng.js";
 import { boardToRows, canMove, isWon, maxTile, moveInto } from "./rules.js";
@@ -88,7 +91,7 @@ export function replayRecord(record) {
   const empties = new Uint8Array(16);
   let score = 0;
   let steps = 0;
-  let reason = null;
+  let nullMove = null;
   let invalidMove = null;
   for (let i = 1; i <= n; i++) {
     const letter = moves[i - 1];
@@ -101,8 +104,7 @@ export function replayRecord(record) {
       if (e === 0) empties[count++] = c;
     }
     if (!changed) {
-      const why = canMove(current) ? "it does not change the board" : "the game is over";
-      reason = `move ${i} (${letter}) is not a valid move: ${why}`;
+      nullMove = reason(canMove(current) ? "move.no_change" : "move.game_over", { number: i, direction: letter });
       invalidMove = i;
       break;
     }
@@ -127,7 +129,7 @@ export function replayRecord(record) {
     won: isWon(current),
     over: !canMove(current),
     invalidMove,
-    reason,
+    reason: nullMove,
   };
 }
 
@@ -141,6 +143,7 @@ function verifyUnreadable(error) {
     won: null,
     over: null,
     reasons: [],
+    reasonCodes: [],
     fair: null,
     invalidMove: null,
     record: null,
@@ -153,13 +156,11 @@ export async function verifyRecord(input, { trustedKey = null } = {}) {
   const { record, errors } = parseRecord(input);
   if (record === null) return verifyUnreadable(errors[0]);
   const replay = replayRecord(record);
-  const reasons = [];
-  if (replay.reason !== null) reasons.push(replay.reason);
-  if (record.score !== replay.score) {
-    reasons.push(`claimed score ${record.score}, replayed ${replay.score}`);
-  }
+  const codes = [];
+  if (replay.reason !== null) codes.push(replay.reason);
+  if (record.score !== replay.score) codes.push(reason("claim.score", { claimed: record.score, replayed: replay.score }));
   if (record.maxTile !== null && record.maxTile !== replay.maxTile) {
-    reasons.push(`claimed max_tile ${record.maxTile}, replayed ${replay.maxTile}`);
+    codes.push(reason("claim.max_tile", { claimed: record.maxTile, replayed: replay.maxTile }));
   }
   if (record.finalBoard !== null) {
     const replayed = boardToRows(replay.board).flat();
@@ -168,18 +169,23 @@ export async function verifyRecord(input, { trustedKey = null } = {}) {
     for (let i = 0; i < 16; i++) if (claimed[i] !== replayed[i]) differ.push(i);
     if (differ.length) {
       const first = differ[0];
-      reasons.push(
-        `claimed final_board differs from the replayed board in ${differ.length} cell(s), ` +
-          `first at row ${Math.floor(first / 4) + 1} column ${(first % 4) + 1}: ` +
-          `claimed ${claimed[first]}, replayed ${replayed[first]}`,
+      codes.push(
+        reason(differ.length > 1 ? "claim.final_board" : "claim.final_board_cell", {
+          ...(differ.length > 1 ? { cells: differ.length } : {}),
+          row: Math.floor(first / 4) + 1,
+          column: (first % 4) + 1,
+          claimed: claimed[first],
+          replayed: replayed[first],
+        }),
       );
     }
   }
   let fair = null;
   if (record.fair !== null) {
     fair = await checkFair(record, key);
-    reasons.push(...fair.reasons);
+    codes.push(...fair.codes);
   }
+  const reasons = codes.map((code) => reasonText(code));
   return {
     valid: reasons.length === 0,
     error: null,
@@ -189,6 +195,7 @@ export async function verifyRecord(input, { trustedKey = null } = {}) {
     won: replay.won,
     over: replay.over,
     reasons,
+    reasonCodes: codes,
     fair,
     invalidMove: replay.invalidMove,
     record,
@@ -208,5 +215,6 @@ export function verdictJson(verdict) {
     reasons: verdict.reasons,
     fair: verdict.fair === null ? "self-seeded" : verdict.fair.status,
     signature: verdict.fair === null ? null : verdict.fair.signature,
+    reason_codes: verdict.reasonCodes.map(reasonJson),
   };
 }

@@ -26,8 +26,11 @@ export function viewerSpawnCell(spawn) {
 }
 
 export class ReplayViewer {
-  constructor(doc, timeline, boardView) {
+  constructor(doc, timeline, boardView, translate = null) {
     this.doc = doc;
+    // The page's language (replay_page.js's catalog): English words in, the reader's out.
+    this.say = (english, values = {}) =>
+      (translate === null ? english : translate(english)).replace(/\{([a-z_]+)\}/g, (match, name) => (name in values ? String(values[name]) : match));
     this.timeline = timeline;
     this.boardView = boardView;
     this.last = Math.max(timeline.length - 1, 0);
@@ -114,9 +117,9 @@ export class ReplayViewer {
     const e = this.el;
     e.score.textContent = String(position.score);
     e.moveNumber.textContent = String(step);
-    e.caption.textContent = "move " + step + " / " + this.last + viewerEnding(position, step, this.last);
+    e.caption.textContent = this.say("move {step} / {last}", { step, last: this.last }) + viewerEnding(position, step, this.last, this.say);
     e.arrow.textContent = step === 0 ? "" : VIEWER_ARROWS[position.move] || "";
-    e.arrow.title = step === 0 ? "" : "move " + step + ": " + (position.move || "");
+    e.arrow.title = step === 0 ? "" : this.say("move {step}: {letter}", { step, letter: position.move || "" });
     if (e.slider.value !== String(step)) {
       e.slider.value = String(step);
     }
@@ -143,7 +146,7 @@ export class ReplayViewer {
       this.show(0);
     }
     this.playing = true;
-    this.el.play.textContent = "Pause";
+    this.el.play.textContent = this.say("Pause");
     this.anchor();
     this.schedule();
   }
@@ -155,7 +158,7 @@ export class ReplayViewer {
     }
     if (this.playing) {
       this.playing = false;
-      this.el.play.textContent = "Play";
+      this.el.play.textContent = this.say("Play");
     }
   }
 
@@ -187,15 +190,15 @@ export class ReplayViewer {
   }
 }
 
-function viewerEnding(position, step, last) {
+function viewerEnding(position, step, last, say) {
   if (step !== last) {
     return "";
   }
   if (position.over) {
-    return " \u00b7 game over";
+    return " \u00b7 " + say("game over");
   }
   if (position.won) {
-    return " \u00b7 2048 reached";
+    return " \u00b7 " + say("2048 reached");
   }
   return "";
 }

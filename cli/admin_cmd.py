@@ -1,0 +1,122 @@
+"""``twenty48 admin``: an operator's actions on a score server's database (same ``--db``).
+
+The key commands (issue 18, section 5): ``admin keys`` lists every key the
+server has signed with, ``admin revoke-key`` marks a retired one revoked.
+Each action is a row in the database's append-only key history, which the
+server publishes at ``/.well-known/twenty48-key`` with its next answer.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Annotated, Final
+
+import typer
+
+from twenty48_replay.i18n import N_, _
+from twenty48_replay.text import printable
+
+from .common import DbOption, JsonOption, open_store
+from .output import emit, emit_json, warn
+from .typer_help import Group
+
+#: A revocation reason is published and shown to verifiers: 1-500 characters (SPEC 11.6).
+MAX_REASON: Final = 500
+_KEY_ID: Final = re.compile(r"[0-9a-f]{16}")
+
+admin_app = typer.Typer(
+    cls=Group,
+    help=N_("An operator's actions on a score server's database (the same --db as serve)."),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _key_id(value: str) -> str:
+    if _KEY_ID.fullmatch(value) is None:
+        raise typer.BadParameter(
+            _("{value} is not a key id (16 lowercase hexadecimal digits)").format(
+                value=printable(repr(value))
+            )
+        )
+    return value
+
+
+def _reason(value: str) -> str:
+    text = value.strip()
+    if not 1 <= len(text) <= MAX_REASON:
+        raise typer.BadParameter(
+            _("--reason must be 1 to {limit} characters").format(limit=MAX_REASON)
+        )
+    if any(unicodedata.category(ch) in ("Cc", "Cs") for ch in text):
+        raise typer.BadParameter(_("--reason must be one line of text (no control characters)"))
+    return text
+
+
+def keys_command(db: DbOption = None, as_json: JsonOption = False) -> None:
+    """Every key the server has signed with: its period of use, and whether it is revoked."""
+    from twenty48_replay.server import key_rules
+    from twenty48_replay.timestamps import iso_ms
+
+    with open_store(db) as store:
+        history = key_rules.key_history(store)
+    uses = history.uses()
+    if as_json:
+        emit_json(
+            {
+                "keys": [
+                    {
+                        "key_id": use.key_id,
+                        "public_key": use.public_key,
+                        "from": iso_ms(use.since_ms),
+                        "until": None if use.until_ms is None else iso_ms(use.until_ms),
+                        "revoked": use.revoked is not None,
+                        "reason": None if use.revoked is None else use.revoked.reason,
+                    }
+                    for use in reversed(uses)
+                ]
+            }
+        )
+        return
+    for use in reversed(uses):
+        if use.until_ms is None:
+            state = _("in use")
+        elif use.revoked is None:
+            state = _("retired")
+        else:
+            state = _("revoked: {reason}").format(reason=use.revoked.reason)
+        until = "" if use.until_ms is None else iso_ms(use.until_ms) or ""
+        emit(f"{use.key_id}  {iso_ms(use.since_ms)} .. {until:24}  " + printable(state))
+    if not uses:
+        warn(_("no key recorded yet: 'twenty48 serve' records its key when it starts"))
+
+
+def revoke_key_command(
+    key_id: Annotated[
+        str, typer.Argument(metavar="KEY_ID", callback=_key_id, help=N_("The key to revoke."))
+    ],
+    reason: Annotated[
+        str,
+        typer.Option(
+            "--reason",
+            callback=_reason,
+            help=N_("Why, published with the key (1 to 500 characters)."),
+            show_default=False,
+        ),
+    ],
+    db: DbOption = None,
+) -> None:
+    """Mark a retired key revoked: every record it signed is refused by verify --trust URL."""
+    from twenty48_replay.server import key_rules
+
+    with open_store(db) as store:
+        key_rules.revoke(store, key_id, reason)
+    warn(
+        _(
+            "key {key} revoked: {reason} (published at /.well-known/twenty48-key with the "
+            "server's next answer; verify --trust URL now refuses its records)"
+        ).format(key=key_id, reason=reason)
+    )

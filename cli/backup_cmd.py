@@ -1,0 +1,87 @@
+"""``twenty48 backup``: a consistent copy of a live SQLite database (the key file is separate)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from twenty48_replay.i18n import N_, _
+from twenty48_replay.text import printable
+
+from .common import DbOption, open_store
+from .output import warn
+from .writing import database_files
+
+
+def backup_command(
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help=N_("The copy to write (needed; mode 0600; refused if it exists, unless --force)."),
+            show_default=False,
+        ),
+    ] = None,
+    force: Annotated[
+        bool,
+        typer.Option("--force", help=N_("Replace an existing file (never the database itself).")),
+    ] = False,
+    db: DbOption = None,
+) -> None:
+    """A consistent copy of the SQLite database, made while it is in use (serve may run)."""
+    from twenty48_replay.server.config import ServerConfig, key_path
+    from twenty48_replay.store import Store
+
+    if output is None:
+        raise typer.BadParameter(_("--output FILE is needed: where to write the copy"))
+    shown = printable(str(output))
+    if str(output) == "-" or output.is_dir():
+        raise typer.BadParameter(
+            _("--output {file} must name a file (the copy is a database)").format(file=shown)
+        )
+    live = Store.sqlite_file(db)
+    for path in database_files(None if live is None else str(live)):
+        if _same_file(output, path):
+            raise typer.BadParameter(
+                _(
+                    "--output {file} is the database's own file ({path}); refusing to write over it"
+                ).format(file=shown, path=printable(str(path)))
+            )
+    if output.exists() and not force:
+        raise typer.BadParameter(
+            _("--output {file} exists; give a new name, or --force to replace it").format(
+                file=shown
+            )
+        )
+    with open_store(db) as store:
+        report = store.backup(output)
+        name = store.name
+    warn(
+        _("backed up {db} to {file}: {games} games ({fair} fair), {size} bytes").format(
+            db=printable(name),
+            file=shown,
+            games=report.games,
+            fair=report.fair_games,
+            size=report.bytes,
+        )
+    )
+    key = key_path(ServerConfig(db=db))
+    warn(
+        _(
+            "the server's signing key is not in the copy: keep a copy of its key file "
+            "(by default {key}) with the backup, as safely as the key itself; a database "
+            "restored without its key file cannot be served without --rotate-key"
+        ).format(key=printable(str(key)))
+    )
+
+
+def _same_file(output: Path, path: Path) -> bool:
+    import os
+
+    try:
+        return os.path.samefile(output, path)
+    except OSError:  # either does not exist
+        return os.path.realpath(output) == os.path.realpath(path)

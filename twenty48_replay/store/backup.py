@@ -1,0 +1,116 @@
+"""A consistent copy of a live SQLite database (``twenty48 backup``), while it is in use.
+
+SQLite's online backup API copies every page of the database as one read
+transaction sees it, so the copy is one moment of the database even while
+``twenty48 serve`` keeps committing moves (in WAL mode a reader does not
+stop the writer, and the writer does not disturb the reader's snapshot).
+The copy is written under a temporary name in the target's folder with
+mode 0600 (the database holds the secret server seeds of unfinished games),
+checked with SQLite's ``integrity_check``, synced, and only then renamed to
+the target: an interrupted backup leaves no partial file under that name.
+
+PostgreSQL has its own tools for this (``pg_dump``; see docs/operating.md).
+The server's signing key is a separate file and never part of the copy.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import sqlite3
+from pathlib import Path
+
+import attrs
+from sqlalchemy import Engine
+
+from twenty48_replay.errors import StoreError
+from twenty48_replay.store import dialects
+
+
+@attrs.frozen(slots=True)
+class BackupReport:
+    """What was copied: the database's size in bytes and its games (fair games among them)."""
+
+    bytes: int
+    games: int
+    fair_games: int
+
+
+def sqlite_backup(engine: Engine, shown: str, target: Path) -> BackupReport:
+    """Copy the SQLite database behind ``engine`` to ``target`` (replaced if it exists).
+
+    The caller has checked that ``target`` is not one of the database's own
+    files.  Raises :class:`StoreError` when the copy cannot be made; then
+    ``target`` is as it was.
+    """
+    if engine.dialect.name != "sqlite":
+        raise StoreError(
+            f"{shown}: twenty48 backup copies SQLite databases; back up PostgreSQL with "
+            "pg_dump (see docs/operating.md)"
+        )
+    folder = target.parent
+    temporary = folder / f".{target.name[:100]}.{os.getpid()}.{secrets.token_hex(4)}.part"
+    try:
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as exc:
+        raise StoreError(f"{target}: cannot write ({exc.strerror or exc})") from None
+    os.close(fd)
+    try:
+        report = _copy(engine, shown, temporary)
+        _sync_file(temporary)
+        os.replace(temporary, target)
+        _sync_folder(folder)
+    except OSError as exc:
+        raise StoreError(f"{target}: cannot write ({exc.strerror or exc})") from None
+    finally:
+        for suffix in ("", "-journal", "-wal", "-shm"):
+            with contextlib.suppress(OSError):
+                os.unlink(f"{temporary}{suffix}")
+    return report
+
+
+def _copy(engine: Engine, shown: str, temporary: Path) -> BackupReport:
+    """The backup itself, into the empty file ``temporary``, checked; what it holds."""
+    raw = engine.raw_connection()
+    try:
+        source = raw.driver_connection
+        assert isinstance(source, sqlite3.Connection)
+        copy = sqlite3.connect(temporary, isolation_level=None)
+        try:
+            dialects.limit_value_size(copy)
+            source.backup(copy)  # all pages in one step: one snapshot of the database
+            problems = [str(row[0]) for row in copy.execute("PRAGMA integrity_check")]
+            if problems != ["ok"]:
+                raise StoreError(f"{shown}: the copy failed SQLite's integrity check")
+            # A copy of a WAL database is a WAL database: fold its log in and close it,
+            # so that the one file holds everything.
+            copy.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            pages = int(copy.execute("PRAGMA page_count").fetchone()[0])
+            size = int(copy.execute("PRAGMA page_size").fetchone()[0])
+            games = int(copy.execute("SELECT count(*) FROM games").fetchone()[0])
+            fair = int(copy.execute("SELECT count(*) FROM fair_games").fetchone()[0])
+        finally:
+            copy.close()
+    except sqlite3.Error as exc:
+        raise StoreError(f"{shown}: the backup failed: {exc}") from None
+    finally:
+        raw.close()
+    return BackupReport(pages * size, games, fair)
+
+
+def _sync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _sync_folder(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
