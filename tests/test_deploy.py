@@ -168,6 +168,7 @@ def test_the_play_page_works_through_the_proxy(
         server["moves"],
     )
     page.click("#finish")
+    page.click("#confirm-end-yes")  # "End game" asks first (issue 20 section 2)
     page.wait_for_selector("#game[data-state=over]")
     assert page.get_attribute("#game", "data-commitment-checked") == "true"
     record = client.record(start["id"])
