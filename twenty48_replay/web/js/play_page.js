@@ -52,6 +52,8 @@ import { commitmentOf } from "./fair.js";
 import { parseTrustedKeySet } from "./key_sets.js";
 import { TrustedKeyError } from "./trusted_keys.js";
 import { Witness, WitnessUnfair, WitnessUnusable } from "./play_witness.js";
+import { pageTranslate, say } from "./page_words.js";
+import { reasonText } from "./reasons.js";
 
 const PLAY_KEYS = Object.freeze({
   ArrowUp: "U",
@@ -246,13 +248,13 @@ class PlayPage {
     }
     const player = playEl("player").value.trim();
     if (!player) {
-      this.status("Type a name first: the leaderboard shows it.", true);
+      this.status(say("Type a name first: the leaderboard shows it."), true);
       playEl("player").focus();
       return;
     }
     const typed = playEl("seed-input").value;
     if (typed && playCodePoints(typed) > 128) {
-      this.status("Your seed is longer than 128 characters.", true);
+      this.status(say("Your seed is longer than 128 characters."), true);
       return;
     }
     if (this.phase === "playing") {
@@ -270,7 +272,7 @@ class PlayPage {
     this.game = null;
     this.spawnCell = -1;
     this.clearFair();
-    this.status("Asking the server for a game…");
+    this.status(say("Asking the server for a game…"));
     this.render();
     try {
       const clientSeed = typed || apiRandomClientSeed();
@@ -293,18 +295,18 @@ class PlayPage {
       // The commitment is on screen before the client seed is even sent.
       playEl("commitment").textContent = created.commitment;
       playEl("client-seed").textContent = clientSeed;
-      this.status("Commitment received; sending your seed…");
+      this.status(say("Commitment received; sending your seed…"));
       this.remember();
       this.takeShown(witness.opened(await apiStart(created.id, created.token, clientSeed)));
       this.phase = "playing";
-      this.status("Your move: arrow keys, WASD or swipe.");
+      this.status(say("Your move: arrow keys, WASD or swipe."));
     } catch (error) {
       if (this.isVerdict(error)) {
         this.stopUnfair(error);
         return;
       }
       this.phase = "idle";
-      this.status("Could not start a game: " + this.reason(error), true);
+      this.status(say("Could not start a game: {reason}", { reason: this.reason(error) }), true);
     }
     this.render();
   }
@@ -329,7 +331,7 @@ class PlayPage {
         return; // the game is being ended meanwhile: the end shows the server's state
       }
       this.queue = [];
-      this.status("Move not played: " + this.reason(error), true);
+      this.status(say("Move not played: {reason}", { reason: this.reason(error) }), true);
       await this.resync();
       return;
     }
@@ -348,7 +350,7 @@ class PlayPage {
       return;
     }
     if (game.won && !wasWon) {
-      this.status("2048! Keep going for a higher score.");
+      this.status(say("2048! Keep going for a higher score."));
     } else {
       this.status("");
     }
@@ -365,8 +367,9 @@ class PlayPage {
     if (this.pendingAnswer !== null) {
       this.pendingAnswer(false); // one question at a time
     }
-    playEl("confirm-end-text").textContent =
-      "End and sign game " + this.game.id + " now? Its score counts as it stands.";
+    playEl("confirm-end-text").textContent = say("End and sign game {id} now? Its score counts as it stands.", {
+      id: this.game.id,
+    });
     playEl("confirm-end").hidden = false;
     this.root.dataset.asking = "end";
     playEl("confirm-end-no").focus();
@@ -416,7 +419,7 @@ class PlayPage {
         return;
       }
       this.phase = "playing";
-      this.status("Could not end the game: " + this.reason(error), true);
+      this.status(say("Could not end the game: {reason}", { reason: this.reason(error) }), true);
       this.render();
       return;
     }
@@ -451,7 +454,7 @@ class PlayPage {
         this.stopUnfair(error);
         return;
       }
-      this.status("The game ended, but it could not be checked: " + this.reason(error), true);
+      this.status(say("The game ended, but it could not be checked: {reason}", { reason: this.reason(error) }), true);
     }
     this.phase = "over";
     playWrite("session", PLAY_GAME_KEY, null);
@@ -460,12 +463,12 @@ class PlayPage {
     }
     if (this.root.dataset.fair === "checked") {
       const check = playEl("fair-check");
-      check.textContent =
-        "✓ Every answer followed the rules, SHA-256 of the server seed is the commitment you saw " +
-        "before your first move, and the signed record replays to exactly the game you were shown.";
+      check.textContent = say(
+        "✓ Every answer followed the rules, SHA-256 of the server seed is the commitment you saw before your first move, and the signed record replays to exactly the game you were shown.",
+      );
       check.className = "fair-check ok";
     }
-    playEl("overlay-text").textContent = title;
+    playEl("overlay-text").textContent = say(title);
     const link = playEl("replay-link");
     link.href = "/games/" + encodeURIComponent(String(game.id));
     link.hidden = false;
@@ -474,11 +477,13 @@ class PlayPage {
       this.answerEnd(false); // nothing left to ask about
     }
     if (this.root.dataset.fair === "checked") {
-      const moves = game.moves === 1 ? "1 move" : game.moves + " moves";
+      const moves = game.moves === 1 ? say("1 move") : say("{count} moves", { count: game.moves });
       const tile = Math.max(...boardToRows(game.board).flat());
       this.status(
-        title + ". Signed game " + game.id + ": " + game.score + " points in " + moves +
-          ", largest tile " + tile + "; the replay page checks its record. Press New game to play again.",
+        say(
+          "{title}. Signed game {id}: {score} points in {moves}, largest tile {tile}; the replay page checks its record. Press New game to play again.",
+          { title: say(title), id: game.id, score: game.score, moves, tile },
+        ),
       );
     }
     this.render();
@@ -502,14 +507,15 @@ class PlayPage {
     playWrite("session", PLAY_GAME_KEY, null);
     this.root.dataset.fair = broken ? "broken" : "unusable";
     const check = playEl("fair-check");
-    check.textContent = "✗ " + error.message;
+    // The verdict in the page's language, from its code; the evidence keeps the English words.
+    check.textContent = "✗ " + (error.code && pageTranslate !== null ? reasonText(error.code, pageTranslate) : error.message);
     check.className = "fair-check bad";
-    playEl("overlay-text").textContent = broken ? "Not fair" : "Stopped";
+    playEl("overlay-text").textContent = broken ? say("Not fair") : say("Stopped");
     if (broken && error.evidence) {
       this.keepEvidence(error.evidence);
-      this.status("The server broke the rules; the game is stopped. The evidence is kept in this browser.", true);
+      this.status(say("The server broke the rules; the game is stopped. The evidence is kept in this browser."), true);
     } else {
-      this.status("The server's answer cannot be used; the game is stopped.", true);
+      this.status(say("The server's answer cannot be used; the game is stopped."), true);
     }
     this.render();
   }
@@ -543,11 +549,11 @@ class PlayPage {
     const check = playEl("fair-check");
     // SPEC 11.2 (fair.js: WebCrypto, or pure JS on plain-http pages served to other hosts).
     if ((await commitmentOf(serverSeed)) === game.commitment) {
-      check.textContent = "✓ SHA-256 of the server seed is the commitment you saw before your first move.";
+      check.textContent = say("✓ SHA-256 of the server seed is the commitment you saw before your first move.");
       check.className = "fair-check ok";
       this.root.dataset.commitmentChecked = "true";
     } else {
-      check.textContent = "✗ The revealed server seed does not match the commitment: this game was not fair.";
+      check.textContent = say("✗ The revealed server seed does not match the commitment: this game was not fair.");
       check.className = "fair-check bad";
       this.root.dataset.commitmentChecked = "false";
     }
@@ -610,7 +616,7 @@ class PlayPage {
         return;
       }
       this.phase = "playing";
-      this.status("Game resumed: your move.");
+      this.status(say("Game resumed: your move."));
     } catch (error) {
       if (this.isVerdict(error) && this.game !== null) {
         this.stopUnfair(error);
@@ -649,9 +655,9 @@ class PlayPage {
   }
 
   clearFair() {
-    playEl("commitment").textContent = "none yet";
-    playEl("client-seed").textContent = "none yet";
-    playEl("server-seed").textContent = "revealed when the game ends";
+    playEl("commitment").textContent = say("none yet");
+    playEl("client-seed").textContent = say("none yet");
+    playEl("server-seed").textContent = say("revealed when the game ends");
     const check = playEl("fair-check");
     check.textContent = "";
     check.className = "fair-check";
