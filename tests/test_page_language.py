@@ -299,6 +299,10 @@ def test_every_word_the_play_and_leaderboard_scripts_say_is_in_the_catalog() -> 
     play |= set(
         re.findall(r'reveal\((?:[^"]*\? )?"([A-Z][^"]+)"', (JS / "play_page.js").read_text())
     )
+    client = (JS / "api_client.js").read_text(encoding="utf-8")
+    client_words = set(re.findall(r'(?:new ApiUnusable|apiWords)\(\s*"((?:[^"\\]|\\.)*)"', client))
+    assert len(client_words) == 6, client_words
+    play |= client_words
     assert {"Game over", "Game ended", "none yet", "Not fair"} <= play
     assert len(play) > 20
     assert play <= set(PLAY_PAGE_MESSAGES), play - set(PLAY_PAGE_MESSAGES)
@@ -499,7 +503,7 @@ def test_english_play_page_says_what_it_said(
     assert browser_page.errors == []
 
 
-@pytest.mark.parametrize("lie", ["wrong-score", "commitment-upper"])
+@pytest.mark.parametrize("lie", ["wrong-score", "commitment-upper", "deep-nesting"])
 def test_danish_play_page_gives_the_fair_verdict_in_danish(
     lie: str, browser_page: BrowserPage
 ) -> None:
@@ -524,6 +528,9 @@ def test_danish_play_page_gives_the_fair_verdict_in_danish(
         assert seen["fair"] == "unusable"
         assert "kan ikke bruges" in line, line
         assert "is unusable" not in line, line
+        if lie == "deep-nesting":  # the client's own words, and the JSON reader's sentence
+            assert "serverens svar på POST /api/games/1/moves kan ikke bruges" in line, line
+            assert "indlejret for dybt" in line, line
     assert_no_english(
         browser_page.page.evaluate("() => document.body.innerText"), PLAY_PAGE_MESSAGES
     )

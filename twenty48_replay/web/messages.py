@@ -143,7 +143,18 @@ PLAY_PAGE_MESSAGES: Final = (
     N_("Game resumed: your move."),
     N_("none yet"),
     N_("revealed when the game ends"),
+    # api_client.js's own words (ApiUnusable, and ApiRefusal when the server is out of reach)
+    N_("no whole answer from the server to {request} within {seconds} s"),
+    N_("no answer"),
+    N_("cannot reach the server ({problem})"),
+    N_("the server answered {status}: {reason}"),
+    N_("the server's answer to {request} is unusable: it is over {limit} bytes"),
+    N_("the server's answer to {request} is unusable: {problem}"),
 )
+
+#: The JSON reader's sentences (json.js), said in the page's language where the play page
+#: shows why an answer is unusable.
+JSON_READER_CODES: Final = tuple(code for code in TEMPLATES if code.startswith("json."))
 
 #: Words of the leaderboard page's script (leaderboard_page.js's ``say``).
 LEADERBOARD_PAGE_MESSAGES: Final = (
@@ -209,12 +220,13 @@ def served_catalog(language: str, words: tuple[str, ...]) -> dict[str, str] | No
     if language == ENGLISH:
         return None
     catalog = translations(language)
-    codes = (*JS_REASON_CODES, *WITNESS_CODES)
+    codes = (*JS_REASON_CODES, *WITNESS_CODES, *JSON_READER_CODES)
     messages = dict.fromkeys([*words, *(TEMPLATES[code] for code in codes)])
     return {message: catalog.gettext(message) for message in messages}
 
 
 __all__ = [
+    "JSON_READER_CODES",
     "JS_REASON_CODES",
     "LEADERBOARD_PAGE_MESSAGES",
     "PAGE_MESSAGES",

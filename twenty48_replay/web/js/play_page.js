@@ -508,7 +508,7 @@ class PlayPage {
     this.root.dataset.fair = broken ? "broken" : "unusable";
     const check = playEl("fair-check");
     // The verdict in the page's language, from its code; the evidence keeps the English words.
-    check.textContent = "✗ " + (error.code && pageTranslate !== null ? reasonText(error.code, pageTranslate) : error.message);
+    check.textContent = "✗ " + this.reason(error);
     check.className = "fair-check bad";
     playEl("overlay-text").textContent = broken ? say("Not fair") : say("Stopped");
     if (broken && error.evidence) {
@@ -668,6 +668,19 @@ class PlayPage {
   }
 
   reason(error) {
+    // In the page's language: a reason from its code, the client's own words from their
+    // template; the server's refusal reason is the server's text and is shown as sent.
+    if (error && error.code !== null && typeof error.code === "object" && pageTranslate !== null) {
+      return reasonText(error.code, pageTranslate);
+    }
+    if (error && error.words) {
+      // A value that is itself one of the catalog's sentences (the JSON reader's) is said too.
+      const values = {};
+      for (const [name, value] of Object.entries(error.words.values)) {
+        values[name] = typeof value === "string" && pageTranslate !== null ? pageTranslate(value) : value;
+      }
+      return say(error.words.template, values);
+    }
     if (error instanceof ApiRefusal) {
       return error.reason;
     }
