@@ -1,9 +1,10 @@
 """``twenty48 admin``: an operator's actions on a score server's database (same ``--db``).
 
-The key commands (issue 18, section 5): ``admin keys`` lists every key the
+The group, and the key commands (issue 18, section 5): ``admin keys`` lists every key the
 server has signed with, ``admin revoke-key`` marks a retired one revoked.
 Each action is a row in the database's append-only key history, which the
 server publishes at ``/.well-known/twenty48-key`` with its next answer.
+The moderation commands live in :mod:`moderation_cmd`.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from twenty48_replay.i18n import N_, _
 from twenty48_replay.text import printable
 
 from .common import DbOption, JsonOption, open_store
+from .helptext import EXAMPLES, HELP, examples
 from .output import emit, emit_json, warn
 from .typer_help import Group
 
@@ -27,7 +29,8 @@ _KEY_ID: Final = re.compile(r"[0-9a-f]{16}")
 
 admin_app = typer.Typer(
     cls=Group,
-    help=N_("An operator's actions on a score server's database (the same --db as serve)."),
+    help=HELP["admin"],
+    epilog=examples(EXAMPLES["admin"]),
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,

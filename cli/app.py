@@ -22,6 +22,14 @@ from .backup_cmd import backup_command
 from .evidence_cmd import evidence_command
 from .games_cmd import check_command, list_command, show_command, stats_command, where_command
 from .helptext import ROOT_EXAMPLES, examples
+from .moderation_cmd import (
+    ban_command,
+    hide_command,
+    log_command,
+    suspects_command,
+    unban_command,
+    unhide_command,
+)
 from .output import fail
 from .play_cmd import play_command
 from .records_cmd import export_command, import_command
@@ -112,8 +120,17 @@ register(app, "where", where_command)
 register(app, "evidence", evidence_command)
 register(app, "serve", serve_command)
 register(app, "backup", backup_command)
-register(admin_app, "keys", keys_command, group="admin")
-register(admin_app, "revoke-key", revoke_key_command, group="admin")
+for _name, _function in (
+    ("hide", hide_command),
+    ("unhide", unhide_command),
+    ("ban", ban_command),
+    ("unban", unban_command),
+    ("log", log_command),
+    ("suspects", suspects_command),
+    ("keys", keys_command),
+    ("revoke-key", revoke_key_command),
+):
+    register(admin_app, _name, _function, group="admin")
 app.add_typer(admin_app, name="admin")
 
 

@@ -93,6 +93,32 @@ HELP: Final = {
         "in it changes)."
     ),
     "where": N_("Print where the database is (creating it if needed)."),
+    "admin": N_(
+        "Run a score server: hide games, ban names, read the log, review bots, keys.\n"
+        "\n"
+        "Works on the server's own --db (SQLite or PostgreSQL) while it runs: the\n"
+        "leaderboard leaves hidden games and banned names out from its next answer.\n"
+        "Every action is an append-only row of the moderation log or the key history."
+    ),
+    "admin hide": N_(
+        "Take a fair game off the leaderboard.\n"
+        "\n"
+        "Its record stays downloadable and verifiable; admin unhide puts it back."
+    ),
+    "admin unhide": N_("Put a hidden game back on the leaderboard."),
+    "admin ban": N_(
+        "Ban a player's name and every name that looks the same.\n"
+        "\n"
+        "Their games leave the leaderboard (their records stay downloadable), and\n"
+        "the name gets no new game and cannot be registered."
+    ),
+    "admin unban": N_("Lift a ban."),
+    "admin log": N_("The moderation log, newest first: when, who, what, why."),
+    "admin suspects": N_(
+        "Leaderboard games by bot signal, suspected ones first.\n"
+        "\n"
+        "Judged by the server's default thresholds (see twenty48 serve --help)."
+    ),
     "evidence": N_(
         "Fair-play evidence: what play --server kept when a server broke a rule.\n"
         "\n"
@@ -216,6 +242,38 @@ EXAMPLES: Final = {
     "where": (
         (N_("The default database"), "twenty48 where"),
         (N_("The database TWENTY48_DB names"), "TWENTY48_DB=games.sqlite3 twenty48 where"),
+    ),
+    "admin": (
+        (N_("Hide game 12"), "twenty48 admin hide 12 --reason 'edited record'"),
+        (N_("The moderation log"), "twenty48 admin log"),
+        (N_("The server's keys"), "twenty48 admin keys --db games.sqlite3"),
+    ),
+    "admin hide": (
+        (N_("Hide game 12"), "twenty48 admin hide 12 --reason 'edited record'"),
+        (
+            N_("On the server's PostgreSQL database, as another name"),
+            "twenty48 admin hide 12 -r 'bot' --by anna --db postgresql+psycopg://u@host/db",
+        ),
+    ),
+    "admin unhide": (
+        (N_("Show game 12 again"), "twenty48 admin unhide 12"),
+        (N_("With a reason"), "twenty48 admin unhide 12 --reason 'appeal upheld'"),
+    ),
+    "admin ban": (
+        (N_("Ban a name"), "twenty48 admin ban mallory --reason 'bot, games 3 to 9'"),
+        (N_("On another database"), "twenty48 admin ban mallory -r spam --db server.sqlite3"),
+    ),
+    "admin unban": (
+        (N_("Lift a ban"), "twenty48 admin unban mallory"),
+        (N_("With a reason"), "twenty48 admin unban mallory --reason 'appeal upheld'"),
+    ),
+    "admin log": (
+        (N_("The last 50 actions"), "twenty48 admin log"),
+        (N_("All of them as JSON Lines"), "twenty48 admin log --limit 100000 --json"),
+    ),
+    "admin suspects": (
+        (N_("The 20 strongest bot signals"), "twenty48 admin suspects"),
+        (N_("As JSON Lines"), "twenty48 admin suspects --json --limit 100"),
     ),
     "evidence": (
         (N_("The reports kept"), "twenty48 evidence"),

@@ -123,6 +123,16 @@ def play_command(
             show_default=False,
         ),
     ] = None,
+    register: Annotated[
+        bool,
+        typer.Option(
+            "--register",
+            help=N_(
+                "With --server: register the --player name there, so that only you can "
+                "play it (its secret is kept in the user data folder, mode 0600)."
+            ),
+        ),
+    ] = False,
     db: DbOption = None,
 ) -> None:
     """Play 2048 in the terminal; every move is saved before the next key is read."""
@@ -133,8 +143,12 @@ def play_command(
         raise typer.BadParameter(
             _("--moves: more than {limit} letters").format(limit=number(MAX_MOVES))
         )
+    if register and server is None:
+        raise typer.BadParameter(_("--register registers a name on a score server: add --server"))
     if server is not None:
-        play_on_server(server, db, moves, player, client_seed, game=game, new=new, seed=seed)
+        play_on_server(
+            server, db, moves, player, client_seed, game=game, new=new, seed=seed, register=register
+        )
         return
     letters = None if moves is None else checked_moves(moves)
     with open_store(db) as store:
@@ -162,6 +176,7 @@ def play_on_server(
     game: int | None,
     new: bool,
     seed: str | None,
+    register: bool = False,
 ) -> None:
     """``--server``: a new fair game there (scripted with ``--moves``, else in the UI)."""
     if game is not None or seed is not None:
@@ -183,14 +198,16 @@ def play_on_server(
             ) from None
     from .remote_play import remote_ui_play, scripted_remote_play
 
-    name = player or "anonymous"
+    name = (player or "anonymous").strip()
     if moves is not None:
-        scripted_remote_play(url, moves, player=name, db=db, client_seed=client_seed)
+        scripted_remote_play(
+            url, moves, player=name, db=db, client_seed=client_seed, register=register
+        )
         return
     if not sys.stdin.isatty() or not sys.stdout.isatty():
         fail(_("the game needs a terminal; use --moves LURD... to play without one"))
         raise typer.Exit(2)
-    remote_ui_play(url, player=name, db=db, client_seed=client_seed)
+    remote_ui_play(url, player=name, db=db, client_seed=client_seed, register=register)
 
 
 def scripted_play(

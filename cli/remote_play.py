@@ -110,8 +110,85 @@ def evidence_kept(store: Store) -> Iterator[None]:
         raise EvidenceKeptError(exc, report) from None
 
 
+class NameTakenError(Twenty48Error):
+    """The name is registered on the server and no secret for it is kept here (exit 1)."""
+
+
+def player_secret(client: Client, name: str, *, register: bool) -> str | None:
+    """The secret to play ``name`` with on this server: kept, newly registered, or None.
+
+    A kept secret (see :mod:`twenty48_replay.player_secrets`) is used as it
+    is; ``register`` registers the name when none is kept and keeps the
+    secret (0600).  The secret is never shown.
+    """
+    from twenty48_replay import player_secrets
+    from twenty48_replay.client import ServerError
+    from twenty48_replay.store import Store
+
+    folder = Store.data_folder()
+    kept = player_secrets.load(folder, client.url, name)
+    if kept is not None or not register:
+        return kept
+    try:
+        answer = client.register(name)
+    except ServerError as exc:
+        if exc.status == 409:
+            raise NameTakenError(
+                _("{name} (or a name that looks the same) is registered on {url} already").format(
+                    name=printable(name), url=client.url
+                )
+            ) from None
+        raise
+    secret = answer.get("secret") if isinstance(answer, dict) else None
+    if not player_secrets.valid_secret(secret):
+        raise NameTakenError(_("the server's answer to the registration holds no secret"))
+    assert isinstance(secret, str)
+    path = player_secrets.save(folder, client.url, name, secret)
+    warn(
+        _("registered {name} on {url}; its secret is kept in {path} (only you can read it)").format(
+            name=printable(name), url=client.url, path=printable(str(path))
+        )
+    )
+    return secret
+
+
+def offer_registration(client: Client, name: str, secret: str | None) -> None:
+    """After a game under an unregistered name: say how to make it yours."""
+    if secret is None:
+        warn(
+            _("{name} is not yours on {url}: add --register to keep it yours there").format(
+                name=printable(name), url=client.url
+            )
+        )
+
+
+def start_game(
+    client: Client, name: str, client_seed: str | None, secret: str | None
+) -> RemoteGame:
+    """A new fair game as ``name``; a registered name without its secret says what to do."""
+    from twenty48_replay.client import ServerError
+
+    try:
+        return RemoteGame(client, name, client_seed, secret=secret)
+    except ServerError as exc:
+        if exc.status == 401:
+            raise NameTakenError(
+                _(
+                    "{name} is registered on {url}, and its secret is not kept here: "
+                    "choose another --player (or play from where you registered it)"
+                ).format(name=printable(name), url=client.url)
+            ) from None
+        raise
+
+
 def scripted_remote_play(
-    url: str, moves: str, *, player: str, db: str | None, client_seed: str | None
+    url: str,
+    moves: str,
+    *,
+    player: str,
+    db: str | None,
+    client_seed: str | None,
+    register: bool = False,
 ) -> None:
     """Play a move string on the server, finish the game, keep its record; exit 1 if refused.
 
@@ -121,7 +198,8 @@ def scripted_remote_play(
     client = Client(url)
     try:
         with open_store(db) as store, evidence_kept(store):
-            game = RemoteGame(client, player, client_seed)
+            secret = player_secret(client, player, register=register)
+            game = start_game(client, player, client_seed, secret)
             refused: str | None = None
             for index, letter in enumerate(letters, 1):
                 if game.finished:
@@ -153,6 +231,7 @@ def scripted_remote_play(
         )
     )
     warn(revealed(game, record))
+    offer_registration(client, player, secret)
     if refused is not None:
         fail(refused)
         raise typer.Exit(EXIT_FAILED)
@@ -173,6 +252,7 @@ def remote_ui_play(
     client_seed: str | None,
     client: Client | None = None,
     run: Callable[[Store, RemoteSession], None] = run_remote_ui,
+    register: bool = False,
 ) -> None:
     """The game UI on the server; on quit the game is finished and its record checked and kept.
 
@@ -186,7 +266,8 @@ def remote_ui_play(
     client = client or Client(url)
     try:
         with open_store(db) as store, evidence_kept(store):
-            game = RemoteGame(client, player, client_seed)
+            secret = player_secret(client, player, register=register)
+            game = start_game(client, player, client_seed, secret)
             session = RemoteSession(game)
             run(store, session)
             if session.stopped is not None:
@@ -197,6 +278,7 @@ def remote_ui_play(
         client.close()
     warn(signed_line(game, client.record_url(game.id), local))
     warn(revealed(game, record))
+    offer_registration(client, player, secret)
 
 
 def signed_line(game: RemoteGame, record_url: str, local: int) -> str:

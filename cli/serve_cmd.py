@@ -227,6 +227,13 @@ def serve_command(
             show_default=False,
         ),
     ] = None,
+    registered_only: Annotated[
+        bool,
+        typer.Option(
+            "--registered-only",
+            help=N_("Rank only games played under a registered name (POST /api/players)."),
+        ),
+    ] = False,
     forwarded_allow_ips: Annotated[
         str | None,
         typer.Option(
@@ -320,6 +327,7 @@ def serve_command(
         allowed_hosts=allowed_host or default_allowed_hosts(host),
         allowed_origins=allowed_origin or (),
         metrics_allow=metrics_allow or (),
+        registered_only=registered_only,
     )
     wanted = TransportLimits(
         max_connections=max_connections,

@@ -486,7 +486,7 @@ class IntegrityContract:
         ]
 
     def test_a_version_2_database_is_upgraded_in_place(self, db_url: str) -> None:
-        """Version 3 only adds fair_evidence, bot_signals, key_events: all else stays."""
+        """Version 3 only adds tables (evidence, bot signals, keys, names, moderation)."""
         letters = greedy_letters("two", 12)
         state = GameState.new("two")
         for letter in letters:
@@ -508,8 +508,12 @@ class IntegrityContract:
             connection.exec_driver_sql("DROP TABLE fair_evidence")
             connection.exec_driver_sql("DROP TABLE bot_signals")
             connection.exec_driver_sql("DROP TABLE key_events")  # its triggers go with it
-            if connection.dialect.name == "postgresql":  # and version 2 had no such function
+            connection.exec_driver_sql("DROP TABLE game_players")
+            connection.exec_driver_sql("DROP TABLE players")
+            connection.exec_driver_sql("DROP TABLE moderation_log")  # and its triggers
+            if connection.dialect.name == "postgresql":  # and version 2 had no such functions
                 connection.exec_driver_sql("DROP FUNCTION twenty48_key_events_append_only()")
+                connection.exec_driver_sql("DROP FUNCTION twenty48_moderation_append_only()")
             connection.exec_driver_sql(
                 "UPDATE twenty48_meta SET value = '2' WHERE key = 'schema_version'"
             )

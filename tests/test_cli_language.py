@@ -138,6 +138,7 @@ COMMANDS = [
     "evidence",
     "serve",
     "backup",
+    "admin",
 ]
 #: Wide enough that no summary wraps; the words are compared without the boxes.
 WIDE = {"COLUMNS": "200"}
@@ -161,6 +162,7 @@ SUMMARIES = {
     "evidence": ("Bevismateriale fra fair spil", "Fair-play evidence"),
     "serve": ("Udbyd fair spil", "Serve fair games"),
     "backup": ("En konsistent kopi af SQLite-databasen", "A consistent copy of the SQLite"),
+    "admin": ("Driv en pointserver", "Run a score server"),
 }
 
 

@@ -156,6 +156,7 @@ COMMANDS = [
     "evidence",
     "serve",
     "backup",
+    "admin",
 ]
 
 

@@ -300,14 +300,15 @@ def test_every_word_the_play_and_leaderboard_scripts_say_is_in_the_catalog() -> 
         re.findall(r'reveal\((?:[^"]*\? )?"([A-Z][^"]+)"', (JS / "play_page.js").read_text())
     )
     client = (JS / "api_client.js").read_text(encoding="utf-8")
+    client += (JS / "play_page.js").read_text(encoding="utf-8")
     client_words = set(re.findall(r'(?:new ApiUnusable|apiWords)\(\s*"((?:[^"\\]|\\.)*)"', client))
-    assert len(client_words) == 6, client_words
+    assert len(client_words) == 7, client_words
     play |= client_words
     assert {"Game over", "Game ended", "none yet", "Not fair"} <= play
     assert len(play) > 20
     assert play <= set(PLAY_PAGE_MESSAGES), play - set(PLAY_PAGE_MESSAGES)
     board = said_literals("leaderboard_page.js")
-    assert {"replay", "bot?", "1 player."} <= board
+    assert {"replay", "bot?", "1 player.", "registered name: played with its secret"} <= board
     assert board <= set(LEADERBOARD_PAGE_MESSAGES), board - set(LEADERBOARD_PAGE_MESSAGES)
     with PO.open("rb") as handle:
         po = read_po(handle, locale="da")
@@ -428,6 +429,8 @@ PLAY_SHELL_WORDS: Final = (
     "Server seed",
     "End and sign",
     "Keep playing",
+    "Keep this name mine",
+    "Only this browser can then play the name here: it keeps the name's secret",
 )
 BOARD_SHELL_WORDS: Final = (
     "Leaderboard",

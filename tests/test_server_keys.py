@@ -28,6 +28,8 @@ from test_server import play_some
 from twenty48_replay.client import Client, RemoteGame, ServerError
 from twenty48_replay.keyset import read_key_set
 from twenty48_replay.signing import ServerKey
+from twenty48_replay.store.legacy import metadata_v2
+from twenty48_replay.store.tables import metadata
 
 
 @pytest.fixture(autouse=True)
@@ -303,10 +305,12 @@ def test_a_version_2_database_with_signed_records_is_upgraded(db: str, tmp_path:
     # PostgreSQL no trigger function).
     engine = create_engine(db if "://" in db else f"sqlite:///{db}")
     with engine.begin() as connection:
-        for table in ("key_events", "fair_evidence", "bot_signals"):
-            connection.execute(text(f"DROP TABLE {table}"))
+        for table in reversed(metadata.sorted_tables):  # every table version 3 added
+            if table.name not in metadata_v2.tables:
+                connection.execute(text(f"DROP TABLE {table.name}"))
         if backend == "postgresql":
             connection.execute(text("DROP FUNCTION twenty48_key_events_append_only()"))
+            connection.execute(text("DROP FUNCTION twenty48_moderation_append_only()"))
         connection.execute(
             text("UPDATE twenty48_meta SET value = '2' WHERE key = 'schema_version'")
         )
@@ -332,7 +336,7 @@ def test_a_version_2_database_with_signed_records_is_upgraded(db: str, tmp_path:
 @pytest.mark.parametrize(
     ("command", "danish", "english"),
     [
-        ([], "En operatørs handlinger", "An operator's actions"),
+        ([], "Driv en pointserver", "Run a score server"),
         (["keys"], "Hver nøgle, serveren har underskrevet med", "Every key the server has signed"),
         (
             ["revoke-key"],

@@ -256,8 +256,17 @@ class Client:
 
     # ------------------------------------------------------------------ API
 
-    def new_game(self, player: str) -> Any:
-        return self.request("POST", "/api/games", {"player": player})
+    def register(self, name: str) -> Any:
+        """Register a player name; the answer holds its secret (kept from :attr:`listener`)."""
+        listener, self.listener = self.listener, None
+        try:
+            return self.request("POST", "/api/players", {"name": name})
+        finally:
+            self.listener = listener
+
+    def new_game(self, player: str, secret: str | None = None) -> Any:
+        """A new fair game; ``secret``: the registered name's, sent as the bearer token."""
+        return self.request("POST", "/api/games", {"player": player}, secret)
 
     def start(self, game_id: int, token: str, client_seed: str) -> Any:
         body = {"client_seed": client_seed}
@@ -322,14 +331,22 @@ class RemoteGame:
     evidence, and the game takes nothing more (:attr:`stopped`).
     """
 
-    def __init__(self, client: Client, player: str, client_seed: str | None = None) -> None:
+    def __init__(
+        self,
+        client: Client,
+        player: str,
+        client_seed: str | None = None,
+        *,
+        secret: str | None = None,
+    ) -> None:
         self.client = client
         #: The name as the server keeps it (it trims surrounding spaces): what the record must say.
         self.player = player.strip()
         self.client_seed = fair.validate_client_seed(client_seed or fair.new_client_seed())
         self.witness = Witness(client.url, self.player, self.client_seed)
         client.listener = self.witness.received
-        self.id, self.token, self.commitment = self.witness.created(client.new_game(self.player))
+        created = client.new_game(self.player, secret)
+        self.id, self.token, self.commitment = self.witness.created(created)
         try:
             opening = client.start(self.id, self.token, self.client_seed)
         except ServerError as exc:

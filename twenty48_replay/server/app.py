@@ -102,6 +102,7 @@ def create_app(config: ServerConfig | None = None) -> ASGIApp:
         Route("/readyz", api(readyz), methods=["GET"]),
         Route("/metrics", api(metrics_page), methods=["GET"]),
         Route("/.well-known/twenty48-key", api(well_known), methods=["GET"]),
+        Route("/api/players", api(register_player), methods=["POST"]),
         Route("/api/games", api(create_game), methods=["POST"]),
         Route("/api/games/{id}", api(show_game), methods=["GET"]),
         Route("/api/games/{id}/start", api(start_game), methods=["POST"]),
@@ -206,10 +207,30 @@ async def metrics_page(request: Request, server: Server) -> Response:
     return Response(body, media_type=metrics.CONTENT_TYPE, headers={"Cache-Control": "no-store"})
 
 
+async def registration_rate_limit(request: Request, server: Server) -> None:
+    """SEAM for the per-address rate limit on ``POST /api/players`` (t48-limits; issue 18 s.2).
+
+    Called before anything else of a registration is read; raises
+    :class:`ApiError` (429 with ``Retry-After``) when the client address
+    registered too many names.  Nothing here yet: see
+    NOTES-names-limits.md.
+    """
+    del request, server
+
+
+async def register_player(request: Request, server: Server) -> Response:
+    await registration_rate_limit(request, server)
+    body = await parsing.json_object(request)
+    name = parsing.player_name(body, "name")
+    answer = await server.writer.run(write_jobs.RegisterPlayer(name))
+    return JSON(answer, status_code=201)
+
+
 async def create_game(request: Request, server: Server) -> Response:
+    secret = parsing.optional_bearer(request)
     body = await parsing.json_object(request)
     player = parsing.player_name(body)
-    answer = await server.writer.run(write_jobs.CreateGame(player))
+    answer = await server.writer.run(write_jobs.CreateGame(player, secret))
     return JSON(answer, status_code=201)
 
 
@@ -265,10 +286,11 @@ async def game_record(request: Request, server: Server) -> Response:
 
 async def leaderboard(request: Request, server: Server) -> Response:
     limit = parsing.limit_param(request, default=10, high=1000)
+    registered_only = server.config.registered_only
 
     def read() -> list[fair_store.BoardEntry]:
         with server.store.reading() as connection:
-            return fair_store.leaderboard(connection, limit)
+            return fair_store.leaderboard(connection, limit, registered_only=registered_only)
 
     rows = await run_in_threadpool(read)
     config = server.config
@@ -277,6 +299,7 @@ async def leaderboard(request: Request, server: Server) -> Response:
             "rank": rank,
             "id": row.fair_id,
             "player": row.player,
+            "registered": row.registered,
             "score": row.score,
             "moves": row.moves,
             "max_tile": row.max_tile,
@@ -286,7 +309,13 @@ async def leaderboard(request: Request, server: Server) -> Response:
         }
         for rank, row in enumerate(rows, 1)
     ]
-    return JSON({"games": games, "bot_thresholds": bots.thresholds(config)})
+    return JSON(
+        {
+            "games": games,
+            "registered_only": config.registered_only,
+            "bot_thresholds": bots.thresholds(config),
+        }
+    )
 
 
 async def submit_record(request: Request, server: Server) -> Response:

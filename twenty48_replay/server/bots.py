@@ -258,7 +258,9 @@ def suspects(
     engine-match rate, then the shortest median time between moves.
     """
     with store.reading() as connection:
-        entries = fair_store.by_signal(connection, MAX_REVIEWED)
+        entries = fair_store.by_signal(
+            connection, MAX_REVIEWED, registered_only=config.registered_only
+        )
     judged = [(entry, judge(config, entry)) for entry in entries]
     judged.sort(key=lambda pair: pair[1].suspected is not True)  # stable: keeps the signal order
     return judged[:limit]

@@ -36,7 +36,8 @@ class ServerConfig:
     ``analysis_plies`` plies plus every strength the solver offers, each on
     at most ``analysis_positions`` positions of a game (the bound on the
     work per game; raise both when the solver is fast).  ``analyze`` False
-    turns the background analysis off.
+    turns the background analysis off.  ``registered_only``: the leaderboard
+    ranks only games played with a registered name's secret.
     """
 
     db: str | None = None
@@ -53,6 +54,8 @@ class ServerConfig:
     allowed_hosts: tuple[str, ...] = attrs.field(default=(), converter=_strings)
     allowed_origins: tuple[str, ...] = attrs.field(default=(), converter=_strings)
     metrics_allow: tuple[str, ...] = attrs.field(default=(), converter=_strings)
+    #: Rank only games played under a registered name (``serve --registered-only``).
+    registered_only: bool = False
 
     def to_env(self) -> str:
         return json.dumps(attrs.asdict(self))

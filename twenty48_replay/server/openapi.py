@@ -23,13 +23,15 @@ def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
 def _errors(*codes: int) -> dict[str, Any]:
     reasons = {
         400: "malformed request (not JSON, wrong types, out of range)",
-        401: "missing or malformed bearer token",
-        403: "wrong token for this game",
+        401: "missing or malformed bearer token (or secret of a registered name)",
+        403: "wrong token for this game, wrong secret for a name, or a banned name",
         404: "no such game",
         409: "does not fit the game's state (already started, n already used by another "
-        "move, not started, finished, not finished)",
+        "move, not started, finished, not finished), or a name that looks the same as a "
+        "registered one",
         413: "body too large",
-        422: "refused by the rules (a move that changes nothing, an invalid record)",
+        422: "refused by the rules (a move that changes nothing, an invalid record, a name "
+        "with invisible, filler or format characters)",
         503: "the database could not take the write; nothing was stored, retry",
     }
     return {str(code): _json(_ERROR, reasons[code]) for code in codes}
@@ -72,9 +74,30 @@ _STATE = {
 def openapi_document() -> dict[str, Any]:
     """The OpenAPI document of the server."""
     paths: dict[str, Any] = {
+        "/api/players": {
+            "post": {
+                "summary": "Register a player name; the answer holds its secret, once",
+                "requestBody": _body({"name": {"type": "string", "maxLength": 64}}, ["name"]),
+                "responses": {
+                    "201": _json(
+                        {
+                            "type": "object",
+                            "properties": {
+                                "name": {"type": "string"},
+                                "secret": {"type": "string"},
+                            },
+                        },
+                        "the name as registered and its secret (send it as 'Authorization: "
+                        "Bearer' on POST /api/games); the server keeps only its hash",
+                    ),
+                    **_errors(400, 403, 409, 413, 422, 503),
+                },
+            }
+        },
         "/api/games": {
             "post": {
                 "summary": "New fair game: the server seed is drawn and committed",
+                "description": "A registered name needs its secret as 'Authorization: Bearer'.",
                 "requestBody": _body({"player": {"type": "string", "maxLength": 64}}, ["player"]),
                 "responses": {
                     "201": _json(
@@ -84,12 +107,13 @@ def openapi_document() -> dict[str, Any]:
                                 "id": {"type": "integer"},
                                 "token": {"type": "string"},
                                 "commitment": {"type": "string"},
+                                "registered": {"type": "boolean"},
                             },
                         },
                         "the game id, its bearer token and the commitment (SHA-256 of the "
-                        "server seed)",
+                        "server seed); whether the name is registered",
                     ),
-                    **_errors(400, 413, 503),
+                    **_errors(400, 401, 403, 409, 413, 422, 503),
                 },
             }
         },

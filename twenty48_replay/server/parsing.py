@@ -7,18 +7,17 @@ lets a malformed request reach the store.
 from __future__ import annotations
 
 import json
-import unicodedata
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any, Final
 
 from starlette.requests import ClientDisconnect, Request
 
 from twenty48_replay.i18n import N_
+from twenty48_replay.names import NameRefusedError, check_name
 from twenty48_replay.server.api_errors import ApiError, not_found
 
 #: Bodies of the game endpoints (a move is ~30 bytes).
 MAX_BODY: Final = 64 * 1024
-MAX_PLAYER: Final = 64
 MAX_TOKEN: Final = 256
 MAX_ID: Final = 2**62
 
@@ -134,16 +133,23 @@ def int_field(obj: dict[str, Any], name: str, low: int, high: int) -> int:
     return value
 
 
-def player_name(obj: dict[str, Any]) -> str:
-    """The player's name: 1-64 characters, no control characters."""
-    name = string_field(obj, "player").strip()
-    if not name:
-        raise ApiError(400, "field 'player' is empty")
-    if len(name) > MAX_PLAYER:
-        raise ApiError(400, f"field 'player' is longer than {MAX_PLAYER} characters")
-    if any(unicodedata.category(ch) in ("Cc", "Cs", "Cf") for ch in name):
-        raise ApiError(400, "field 'player' holds control or invisible characters")
-    return name
+def player_name(obj: dict[str, Any], field: str = "player") -> str:
+    """A player's name (``field`` of the body), trimmed; 422 for a name the rules refuse.
+
+    The rules are :func:`twenty48_replay.names.check_name`'s: 1-64
+    characters, no invisible, filler or format character, few combining
+    marks.
+    """
+    try:
+        return check_name(string_field(obj, field))
+    except NameRefusedError as exc:
+        raise ApiError(422, f"field '{field}': {exc}") from None
+
+
+def optional_bearer(request: Request) -> str | None:
+    """The token of an ``Authorization: Bearer`` header, None without the header."""
+    header = request.headers.get("authorization")
+    return None if header is None else token_from_header(header)
 
 
 def game_id(request: Request) -> int:

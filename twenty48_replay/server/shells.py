@@ -110,6 +110,8 @@ _PLAY_MAIN: Final = """<main id="game" data-state="idle" data-score="0" data-mov
  placeholder="{your_name}" spellcheck="false"></label>
 <label>{your_seed} <input id="seed-input" name="client_seed" maxlength="128"
  placeholder="{random}" spellcheck="false"></label>
+<label class="register" title="{register_title}">
+<input id="register" name="register" type="checkbox"> {keep_name}</label>
 <button id="new-game-button" type="submit">{new_game}</button>
 </form>
 </section>
@@ -157,6 +159,10 @@ def play_page(language: str = ENGLISH) -> str:
         your_name=say(N_("your name")),
         your_seed=say(N_("Your seed")),
         random=say(N_("random")),
+        register_title=say(
+            N_("Only this browser can then play the name here: it keeps the name's secret")
+        ),
+        keep_name=say(N_("Keep this name mine")),
         new_game=say(N_("New game")),
         game_board=say(N_("game board")),
         replay_and_verify=say(N_("Replay and verify")),

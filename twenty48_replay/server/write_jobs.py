@@ -21,6 +21,7 @@ from twenty48_replay import fair
 from twenty48_replay.board import Direction
 from twenty48_replay.errors import NullMoveError
 from twenty48_replay.game import GameState
+from twenty48_replay.names import name_key
 from twenty48_replay.record import Record
 from twenty48_replay.replay import VerifyResult
 from twenty48_replay.server import answers
@@ -29,6 +30,7 @@ from twenty48_replay.server.batch_view import BatchView, Signer
 from twenty48_replay.server.live_games import Facts, GameEntry
 from twenty48_replay.server.tokens import token_hash, token_matches
 from twenty48_replay.store import fair_games as fair_store
+from twenty48_replay.store import players as player_store
 
 #: Reloads a game may need when other processes keep appending to it.
 MAX_RELOADS = 8
@@ -41,26 +43,83 @@ def authorize(entry: GameEntry, token: str) -> None:
 
 
 @attrs.frozen
-class CreateGame:
-    """``POST /api/games``: draw and commit the server seed."""
+class RegisterPlayer:
+    """``POST /api/players``: a name that from now on only its secret's holder can play.
 
-    player: str
+    The answer is the only place the secret ever appears; the database
+    keeps its SHA-256.  A name whose key (its confusable skeleton) is
+    registered already is refused with 409, a banned one with 403.
+    """
+
+    name: str
     order: int = 0
 
     def run(self, view: BatchView) -> dict[str, Any]:
+        key = name_key(self.name)
+        if player_store.is_banned(view.connection, key):
+            raise ApiError(403, "this name is banned on this server")
+        secret = secrets.token_urlsafe(32)
+        player_id = player_store.register(
+            view.connection, self.name, key, token_hash(secret), view.now_ms
+        )
+        if player_id is None:
+            raise conflict("this name, or one that looks the same, is registered already")
+        return {"name": self.name, "secret": secret}
+
+
+def _registered_name(view: BatchView, name: str, secret: str | None) -> bool:
+    """Whether a new game's name is registered (its secret was given); else the refusal.
+
+    A registered name needs its secret (401 without one, 403 with another);
+    a look-alike of a registered name (same key, other spelling) is refused
+    with 409, secret or not; a banned name (any spelling) gets 403, and a
+    secret for a name nobody registered 403.
+    """
+    key = name_key(name)
+    if player_store.is_banned(view.connection, key):
+        raise ApiError(403, "this name is banned on this server")
+    owner = player_store.registered(view.connection, key)
+    if owner is None:
+        if secret is not None:
+            raise ApiError(403, "this name is not registered on this server")
+        return False
+    if owner.name != name:
+        raise conflict("this name looks the same as a registered name; choose another")
+    if secret is None:
+        raise ApiError(401, "this name is registered: send its secret as 'Authorization: Bearer'")
+    if not token_matches(secret, owner.secret_hash):
+        raise ApiError(403, "wrong secret for this name")
+    return True
+
+
+@attrs.frozen
+class CreateGame:
+    """``POST /api/games``: draw and commit the server seed.
+
+    ``secret``: the bearer secret of a registered name, if one was sent.
+    """
+
+    player: str
+    secret: str | None = attrs.field(default=None, repr=False)
+    order: int = 0
+
+    def run(self, view: BatchView) -> dict[str, Any]:
+        registered = _registered_name(view, self.player, self.secret)
         token = secrets.token_urlsafe(32)
         server_seed = fair.new_server_seed()
         commitment = fair.commitment(server_seed)
         fair_id = fair_store.create(
             view.connection,
             player=self.player,
+            registered=registered,
             token_hash=token_hash(token),
             server_seed=server_seed,
             commitment=commitment,
             key_id=view.signer.key_id,
             now_ms=view.now_ms,
         )
-        return {"id": fair_id, "token": token, "commitment": commitment}
+        answer = {"id": fair_id, "token": token, "commitment": commitment}
+        return {**answer, "registered": registered}
 
 
 @attrs.frozen

@@ -7,7 +7,8 @@
   schema), and a busy timeout so a briefly locked file waits.
 * The append-only log is enforced by triggers in each dialect: UPDATE and
   DELETE on ``moves`` are refused, and an INSERT must carry exactly the next
-  sequence number of its game.
+  sequence number of its game.  The moderation log (``moderation_log``)
+  refuses UPDATE and DELETE the same way.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from sqlalchemy.engine import Connection
 APPEND_ONLY_MESSAGE: Final = "twenty48: the move log is append-only"
 SEQUENCE_MESSAGE: Final = "twenty48: move out of sequence"
 KEY_HISTORY_MESSAGE: Final = "twenty48: the key history is append-only"
+MODERATION_MESSAGE: Final = "twenty48: the moderation log is append-only"
 BUSY_TIMEOUT_MS: Final = 5000
 #: The largest string or blob an SQLite connection of ours reads or writes.
 #: The longest value a record can put in a row (its metadata as JSON, at most
@@ -86,10 +88,29 @@ POSTGRESQL_KEY_TRIGGERS: Final = (
         ON key_events FOR EACH STATEMENT EXECUTE FUNCTION twenty48_key_events_append_only()""",
 )
 
+
+# ------------------------------------------------------------ the moderation log
+# (issue 18, section 4: store.players) Append-only in the same way.
+MODERATION_TABLE: Final = "moderation_log"
+SQLITE_MODERATION_TRIGGERS: Final = (
+    f"""CREATE TRIGGER IF NOT EXISTS moderation_no_update BEFORE UPDATE ON moderation_log
+        BEGIN SELECT RAISE(ABORT, '{MODERATION_MESSAGE}'); END""",
+    f"""CREATE TRIGGER IF NOT EXISTS moderation_no_delete BEFORE DELETE ON moderation_log
+        BEGIN SELECT RAISE(ABORT, '{MODERATION_MESSAGE}'); END""",
+)
+POSTGRESQL_MODERATION_TRIGGERS: Final = (
+    f"""CREATE OR REPLACE FUNCTION twenty48_moderation_append_only() RETURNS trigger AS $$
+        BEGIN RAISE EXCEPTION '{MODERATION_MESSAGE}'; END; $$ LANGUAGE plpgsql""",
+    "DROP TRIGGER IF EXISTS moderation_no_update_delete ON moderation_log",
+    """CREATE TRIGGER moderation_no_update_delete BEFORE UPDATE OR DELETE OR TRUNCATE
+        ON moderation_log FOR EACH STATEMENT EXECUTE FUNCTION twenty48_moderation_append_only()""",
+)
+
 #: Each table that has triggers: (its SQLite statements, its PostgreSQL statements).
 TRIGGERS_BY_TABLE: Final = {
     "moves": (_SQLITE_TRIGGERS, POSTGRESQL_TRIGGERS),
     "key_events": (_SQLITE_KEY_TRIGGERS, POSTGRESQL_KEY_TRIGGERS),
+    MODERATION_TABLE: (SQLITE_MODERATION_TRIGGERS, POSTGRESQL_MODERATION_TRIGGERS),
 }
 
 
@@ -184,6 +205,7 @@ def install_triggers(connection: Connection) -> None:
 _SQLITE_TRIGGER_NAMES: Final = frozenset(
     {"moves_no_update", "moves_no_delete", "moves_next_seq"}
     | {"key_events_no_update", "key_events_no_delete"}
+    | {"moderation_no_update", "moderation_no_delete"}
 )
 
 

@@ -27,14 +27,15 @@ from collections.abc import Sequence
 from typing import Any
 
 import attrs
-from sqlalchemy import case, delete, func, select, update
+from sqlalchemy import case, delete, func, or_, select, update
 from sqlalchemy.engine import Connection
 
 from twenty48_replay.fair import FairInfo
 from twenty48_replay.game import GameState
+from twenty48_replay.names import name_key
 from twenty48_replay.record import Record, dumps_value
 from twenty48_replay.replay import VerifyResult
-from twenty48_replay.store import reads, writes
+from twenty48_replay.store import players, reads, writes
 from twenty48_replay.store.reads import GameInfo
 
 # The key history (issue 18, section 5): its SQL is store.server_keys', reached from here.
@@ -52,6 +53,7 @@ from twenty48_replay.store.tables import (
     CLIENT,
     bot_signals,
     fair_games,
+    game_players,
     games,
     moves,
     submitted_records,
@@ -87,8 +89,13 @@ def create(
     commitment: str,
     key_id: str,
     now_ms: int,
+    registered: bool = False,
 ) -> int:
-    """Insert a new, unstarted fair game; returns its id."""
+    """Insert a new, unstarted fair game; returns its id.
+
+    ``registered``: the game was created with the secret of the registered
+    name ``player`` (the leaderboard marks it).
+    """
     result = connection.execute(
         fair_games.insert().values(
             player=player,
@@ -101,7 +108,9 @@ def create(
     )
     key = result.inserted_primary_key
     assert key is not None
-    return int(key[0])
+    fair_id = int(key[0])
+    players.note_game_player(connection, fair_id, name_key(player), is_registered=registered)
+    return fair_id
 
 
 def load(connection: Connection, fair_id: int) -> FairRow | None:
@@ -285,10 +294,28 @@ class BoardEntry:
     median_interval_ms: int | None
     #: The detail of the signals (``bot_signals``), None before the game is analysed.
     detail: SignalDetail | None = None
+    #: Played with the secret of a registered name.
+    registered: bool = False
 
 
-def leaderboard(connection: Connection, limit: int) -> list[BoardEntry]:
-    """Finished fair games, best per player: score, then fewer moves, then earlier end."""
+def leaderboard(
+    connection: Connection, limit: int, *, registered_only: bool = False
+) -> list[BoardEntry]:
+    """Finished fair games, best per player: score, then fewer moves, then earlier end.
+
+    Hidden games and banned names are left out (read from the moderation
+    log by this same query, so an action counts from the next request);
+    ``registered_only`` leaves out games not played under a registered name.
+    """
+    visible = [
+        fair_games.c.finished_ms.is_not(None),
+        fair_games.c.id.not_in(players.hidden_games()),
+        or_(
+            game_players.c.name_key.is_(None), game_players.c.name_key.not_in(players.banned_keys())
+        ),
+    ]
+    if registered_only:
+        visible.append(game_players.c.registered.is_(True))
     order = (
         games.c.score.desc(),
         games.c.move_count.asc(),
@@ -306,14 +333,20 @@ def leaderboard(connection: Connection, limit: int) -> list[BoardEntry]:
             fair_games.c.engine_matches,
             fair_games.c.engine_checked,
             fair_games.c.median_interval_ms,
+            func.coalesce(game_players.c.registered, False).label("registered"),
             func.row_number().over(partition_by=fair_games.c.player, order_by=order).label("rank"),
         )
         .join(games, games.c.id == fair_games.c.game_id)
-        .where(fair_games.c.finished_ms.is_not(None))
+        .outerjoin(game_players, game_players.c.fair_id == fair_games.c.id)
+        .where(*visible)
         .subquery()
     )
     query = (
-        select(*(c for c in ranked.c if c.name != "rank"), *_DETAIL_COLUMNS)
+        select(
+            *(c for c in ranked.c if c.name not in ("rank", "registered")),
+            *_DETAIL_COLUMNS,
+            ranked.c.registered,
+        )
         .outerjoin(bot_signals, bot_signals.c.fair_id == ranked.c.id)
         .where(ranked.c.rank == 1)
         .order_by(
@@ -325,7 +358,8 @@ def leaderboard(connection: Connection, limit: int) -> list[BoardEntry]:
         .limit(limit)
     )
     return [
-        BoardEntry(*row[:9], detail=_detail(row[9:])) for row in connection.execute(query).all()
+        BoardEntry(*row[:9], detail=_detail(row[9:-1]), registered=bool(row[-1]))
+        for row in connection.execute(query).all()
     ]
 
 
@@ -600,7 +634,9 @@ def store_analysis(
     )
 
 
-def by_signal(connection: Connection, limit: int, *, within: int = 1000) -> list[BoardEntry]:
+def by_signal(
+    connection: Connection, limit: int, *, within: int = 1000, registered_only: bool = False
+) -> list[BoardEntry]:
     """The leaderboard's games (its first ``within``), strongest bot signal first.
 
     For ``twenty48 admin suspects`` and other reviews: the highest
@@ -609,7 +645,7 @@ def by_signal(connection: Connection, limit: int, *, within: int = 1000) -> list
     is *suspected* depends on the operator's thresholds:
     :func:`twenty48_replay.server.bots.judge` decides it.
     """
-    entries = leaderboard(connection, within)
+    entries = leaderboard(connection, within, registered_only=registered_only)
 
     def strength(entry: BoardEntry) -> tuple[int, float, float]:
         if entry.engine_checked is None:

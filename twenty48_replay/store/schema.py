@@ -100,6 +100,11 @@ _PG_TRIGGERS: Final = {
         "DELETE OR UPDATE OR TRUNCATE ON key_events FOR EACH STATEMENT EXECUTE FUNCTION "
         "twenty48_key_events_append_only()",
     },
+    "moderation_log": {
+        "moderation_no_update_delete": "CREATE TRIGGER moderation_no_update_delete BEFORE DELETE "
+        "OR UPDATE OR TRUNCATE ON moderation_log FOR EACH STATEMENT EXECUTE FUNCTION "
+        "twenty48_moderation_append_only()",
+    },
 }
 _FUNCTION_BODY: Final = re.compile(r"FUNCTION (\w+)\(\).*?\$\$(.*?)\$\$", re.DOTALL)
 

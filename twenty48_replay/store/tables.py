@@ -13,8 +13,10 @@ SHA-256 of each game's move string, kept with the projection) and stores
 ``seed`` and ``player`` losslessly (see :class:`LosslessText`), with the
 score server's ``fair_games`` and ``submitted_records``; version 3 adds
 ``fair_evidence`` (what a fair-play client keeps when a server breaks a
-rule), ``bot_signals`` (the detail of each fair game's bot signals) and
-``key_events`` (the keys the server signed with, and revocations).
+rule), ``bot_signals`` (the detail of each fair game's bot signals),
+``key_events`` (the keys the server signed with, and revocations), and
+``players``, ``game_players`` and ``moderation_log`` (registered names,
+who each fair game was played as, and the append-only moderation log).
 Earlier versions are frozen in :mod:`twenty48_replay.store.legacy`.
 """
 
@@ -289,3 +291,53 @@ key_events = Table(
     Column("actor", LosslessText(200), nullable=False),
     Index("key_events_by_key", "key_id", "event", unique=True),
 )
+
+# ------------------------------------------------------------- player names
+# (issue 18, sections 3 and 4; read and written by store.players)
+#
+# A registered name belongs to whoever holds its secret.  ``name_key`` is
+# the name's confusable skeleton (twenty48_replay.names.name_key): two names
+# that look alike have the same key, so the unique index refuses the second.
+# The secret is kept only as its SHA-256 (it is 256 random bits: a slow hash
+# would add nothing).
+players = Table(
+    "players",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", LosslessText(200), nullable=False),
+    Column("name_key", LosslessText(2048), nullable=False, unique=True),
+    Column("secret_hash", String(64), nullable=False),
+    Column("registered_ms", BigInteger, nullable=False),
+)
+
+# Who each fair game was created for: its name's key (so that a ban covers
+# every look-alike spelling, and look-ups need no recomputation) and whether
+# the game was created with the secret of a registered name.
+game_players = Table(
+    "game_players",
+    metadata,
+    Column("fair_id", Integer, ForeignKey("fair_games.id"), primary_key=True, autoincrement=False),
+    Column("name_key", LosslessText(2048), nullable=False),
+    Column("registered", Boolean, nullable=False),
+    Index("game_players_by_key", "name_key"),
+)
+
+# The moderation log: one row per ``twenty48 admin`` action, never changed
+# or removed (triggers refuse UPDATE and DELETE, as on ``moves``).  Whether
+# a game is hidden or a player banned is the latest hide/unhide or
+# ban/unban row for it; the leaderboard reads that on every request.
+moderation_log = Table(
+    "moderation_log",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("acted_ms", BigInteger, nullable=False),
+    Column("actor", LosslessText(200), nullable=False),
+    Column("action", String(16), nullable=False),  # hide, unhide, ban, unban
+    Column("fair_id", Integer, nullable=True),  # hide, unhide
+    Column("player", LosslessText(200), nullable=True),  # ban, unban: the name as given
+    Column("name_key", LosslessText(2048), nullable=True),  # ban, unban
+    Column("reason", LosslessText(2048), nullable=False),
+    Index("moderation_by_game", "fair_id"),
+    Index("moderation_by_key", "name_key"),
+)
+# --------------------------------------------------------- end player names

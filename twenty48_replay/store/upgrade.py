@@ -11,12 +11,13 @@ computed here from the log), stores ``seed`` and ``player`` escaped (see
 U+0000 or U+0001 change) and, on PostgreSQL, widens both to ``TEXT``.
 Version 3 adds ``fair_evidence`` (kept by ``play --server`` when a server
 breaks a rule), ``bot_signals`` (the detail of each fair game's bot
-signals) and ``key_events`` (the server's key history, with its append-only
-triggers), and has every analysed fair game analysed again: the signals of
-version 2 came from one shallow search only.  The key a version 2 server
-signed with is recorded by the next ``twenty48 serve`` that starts with its
-key file (:mod:`twenty48_replay.store.server_keys`), as only the key file
-holds it.
+signals), ``key_events`` (the server's key history, with its append-only
+triggers), ``players``, ``game_players`` (filled in for every existing fair
+game) and the append-only ``moderation_log`` with its triggers, and has
+every analysed fair game analysed again: the signals of version 2 came from
+one shallow search only.  The key a version 2 server signed with is
+recorded by the next ``twenty48 serve`` that starts with its key file
+(:mod:`twenty48_replay.store.server_keys`), as only the key file holds it.
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ from __future__ import annotations
 import hashlib
 from itertools import groupby
 
-from sqlalchemy import text, update
+from sqlalchemy import select, text, update
 from sqlalchemy.engine import Connection
 
+from twenty48_replay.names import name_key
 from twenty48_replay.store import dialects
 from twenty48_replay.store.tables import (
     SCHEMA_VERSION,
@@ -34,9 +36,12 @@ from twenty48_replay.store.tables import (
     escape_text,
     fair_evidence,
     fair_games,
+    game_players,
     key_events,
     log_digests,
     meta,
+    moderation_log,
+    players,
     submitted_records,
 )
 
@@ -57,7 +62,8 @@ def _set_version(connection: Connection, version: int) -> None:
 
 def to_v3(connection: Connection) -> None:
     """Version 2 to 3: fair-play evidence; bot-signal detail (every fair game
-    analysed again); the server's key history, append-only like the move log."""
+    analysed again); the server's key history, append-only like the move log;
+    player names and the moderation log."""
     fair_evidence.create(connection)
     bot_signals.create(connection)
     key_events.create(connection)
@@ -67,7 +73,27 @@ def to_v3(connection: Connection) -> None:
         .where(fair_games.c.analysis.in_(("done", "failed", "running")))
         .values(analysis="pending", analysis_ms=None)
     )
+    _names_to_v3(connection)
     _set_version(connection, 3)
+
+
+def _names_to_v3(connection: Connection) -> None:
+    """Player names and moderation (issue 18, sections 3-4): three tables, the log's triggers.
+
+    Every existing fair game gets its name's key; none was played with a
+    registered name (there were none).
+    """
+    players.create(connection)
+    game_players.create(connection)
+    moderation_log.create(connection)
+    dialects.install_triggers(connection)  # idempotent; adds the moderation log's
+    rows = connection.execute(select(fair_games.c.id, fair_games.c.player)).all()
+    entries = [
+        {"fair_id": fair_id, "name_key": name_key(str(player)), "registered": False}
+        for fair_id, player in rows
+    ]
+    if entries:
+        connection.execute(game_players.insert(), entries)
 
 
 def to_v2(connection: Connection) -> None:

@@ -116,6 +116,8 @@ PLAY_PAGE_MESSAGES: Final = (
     N_("Commitment received; sending your seed…"),
     N_("Your move: arrow keys, WASD or swipe."),
     N_("Could not start a game: {reason}"),
+    N_("This name is registered here, and its secret is not in this browser: choose another name."),
+    N_("Registering the name…"),
     N_("Move not played: {reason}"),
     N_("Game over"),
     N_("Game ended"),
@@ -150,6 +152,7 @@ PLAY_PAGE_MESSAGES: Final = (
     N_("the server answered {status}: {reason}"),
     N_("the server's answer to {request} is unusable: it is over {limit} bytes"),
     N_("the server's answer to {request} is unusable: {problem}"),
+    N_("the server's answer to the registration holds no secret"),
 )
 
 #: The JSON reader's sentences (json.js), said in the page's language where the play page
@@ -159,6 +162,7 @@ JSON_READER_CODES: Final = tuple(code for code in TEMPLATES if code.startswith("
 #: Words of the leaderboard page's script (leaderboard_page.js's ``say``).
 LEADERBOARD_PAGE_MESSAGES: Final = (
     N_("bot?"),
+    N_("registered name: played with its secret"),
     N_("suspected bot: engine-match rate or time between moves beyond the server's thresholds"),
     N_("replay"),
     N_("Could not load the leaderboard: {reason}"),

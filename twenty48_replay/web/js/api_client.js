@@ -204,8 +204,21 @@ export function apiRandomClientSeed() {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-export function apiNewGame(player) {
-  return apiCall("POST", "/api/games", { player });
+export function apiNewGame(player, secret = null) {
+  // secret: a registered name's, sent as the bearer token (the server refuses the name without it).
+  return apiCall("POST", "/api/games", { player }, secret);
+}
+
+export async function apiRegister(name) {
+  // Registers a name; the answer holds its secret, so no listener (a game's witness,
+  // whose evidence may be downloaded and sent to others) ever hears it.
+  const listener = apiListener;
+  apiListener = null;
+  try {
+    return await apiCall("POST", "/api/players", { name });
+  } finally {
+    apiListener = listener;
+  }
 }
 
 export async function apiStart(id, token, clientSeed) {

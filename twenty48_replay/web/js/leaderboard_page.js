@@ -2,6 +2,7 @@
 // (the best finished fair game of each player).  Every row links to the game's
 // replay page (/games/{id}), which verifies its signed record in the browser.
 // Player names are untrusted text: they only ever go in with textContent.
+// A registered name (played with its secret) gets a check mark.
 
 import { apiLeaderboard } from "./api_client.js";
 import { pageLanguage, say } from "./page_words.js";
@@ -32,6 +33,14 @@ function leaderboardRow(game) {
   row.dataset.gameId = String(game.id);
   leaderboardCell(row, String(game.rank), "rank");
   const player = leaderboardCell(row, String(game.player), "player");
+  row.dataset.registered = game.registered === true ? "yes" : "no";
+  if (game.registered === true) {
+    const mark = document.createElement("span");
+    mark.className = "registered-mark";
+    mark.textContent = "\u2713";
+    mark.title = say("registered name: played with its secret");
+    player.append(mark);
+  }
   if (game.suspected_bot) {
     const flag = document.createElement("span");
     flag.className = "bot-flag";

@@ -45,6 +45,7 @@ import {
   apiNewGame,
   apiRandomClientSeed,
   apiRecordBytes,
+  apiRegister,
   apiStart,
 } from "./api_client.js";
 import { BoardView } from "./board_view.js";
@@ -76,6 +77,31 @@ const PLAY_NAME_KEY = "twenty48.player";
 const PLAY_GAME_KEY = "twenty48.game";
 const PLAY_EVIDENCE_KEY = "twenty48.evidence";
 const PLAY_EVIDENCE_KEPT = 5;
+// Secrets of the names this browser registered on this server (local storage is per
+// origin, so per server): {name: secret}.  Never shown, never put in evidence.
+const PLAY_SECRETS_KEY = "twenty48.secrets";
+const PLAY_SECRET_PATTERN = /^[A-Za-z0-9_-]{16,256}$/;
+
+function playSecrets() {
+  try {
+    const kept = JSON.parse(playRead("local", PLAY_SECRETS_KEY) || "{}");
+    return kept !== null && typeof kept === "object" && !Array.isArray(kept) ? kept : {};
+  } catch (error) {
+    void error;
+    return {};
+  }
+}
+
+function playSecretOf(name) {
+  const secret = Object.prototype.hasOwnProperty.call(playSecrets(), name) ? playSecrets()[name] : null;
+  return typeof secret === "string" && PLAY_SECRET_PATTERN.test(secret) ? secret : null;
+}
+
+function playKeepSecret(name, secret) {
+  const kept = playSecrets();
+  kept[name] = secret;
+  playWrite("local", PLAY_SECRETS_KEY, JSON.stringify(kept));
+}
 
 function playEl(id) {
   return document.getElementById(id);
@@ -275,12 +301,13 @@ class PlayPage {
     this.status(say("Asking the server for a game…"));
     this.render();
     try {
+      const secret = await this.nameSecret(player);
       const clientSeed = typed || apiRandomClientSeed();
       const witness = new Witness(window.location.origin, player, clientSeed);
       this.witness = witness;
       apiListen((request, sent, status, answer) => witness.received(request, sent, status, answer));
       // The commitment is checked (64 lowercase hex) before it is shown or anything is played.
-      const created = witness.created(await apiNewGame(player));
+      const created = witness.created(await apiNewGame(player, secret));
       this.game = {
         id: created.id,
         token: created.token,
@@ -306,9 +333,31 @@ class PlayPage {
         return;
       }
       this.phase = "idle";
-      this.status(say("Could not start a game: {reason}", { reason: this.reason(error) }), true);
+      if (error instanceof ApiRefusal && error.status === 401) {
+        this.status(say("This name is registered here, and its secret is not in this browser: choose another name."), true);
+      } else {
+        this.status(say("Could not start a game: {reason}", { reason: this.reason(error) }), true);
+      }
     }
     this.render();
+  }
+
+  async nameSecret(player) {
+    // The kept secret of this name, or a new one when "Keep this name mine" is ticked.
+    const kept = playSecretOf(player);
+    if (kept !== null || !playEl("register").checked) {
+      return kept;
+    }
+    this.status(say("Registering the name…"));
+    const answer = await apiRegister(player);
+    const secret = answer !== null && typeof answer === "object" ? answer.secret : null;
+    if (typeof secret !== "string" || !PLAY_SECRET_PATTERN.test(secret)) {
+      throw new ApiUnusable("the server's answer to the registration holds no secret");
+    }
+    playKeepSecret(player, secret);
+    playEl("register").checked = false;
+    this.root.dataset.registered = player;
+    return secret;
   }
 
   async sendMove(letter) {

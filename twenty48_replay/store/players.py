@@ -1,0 +1,259 @@
+"""Registered player names and the moderation log: their SQL (issue 18, sections 3-4).
+
+Names are compared by their key (:func:`twenty48_replay.names.name_key`),
+computed by the caller; the ``players`` table's unique index on it is the
+final word when two registrations race.  The moderation log is append-only
+(the database's triggers refuse UPDATE and DELETE); whether a game is
+hidden or a name banned is its latest hide/unhide or ban/unban row, read
+by :func:`hidden_games` and :func:`banned_keys`, which the leaderboard
+query embeds so that an action counts from the next request on, in every
+server process.  Every function here runs inside a transaction its caller
+owns.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Final
+
+import attrs
+from sqlalchemy import func, select
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import IntegrityError
+
+from twenty48_replay.names import name_key
+from twenty48_replay.store.tables import fair_games, game_players, moderation_log, players
+
+if TYPE_CHECKING:
+    from twenty48_replay.store.store import Store
+
+HIDE: Final = "hide"
+UNHIDE: Final = "unhide"
+BAN: Final = "ban"
+UNBAN: Final = "unban"
+ACTIONS: Final = (HIDE, UNHIDE, BAN, UNBAN)
+#: The longest reason and actor kept (longer ones are refused by the caller).
+MAX_REASON: Final = 2000
+MAX_ACTOR: Final = 200
+
+
+@attrs.frozen(slots=True)
+class Player:
+    """A registered name (the secret only as its hash: never send this as it is)."""
+
+    id: int
+    name: str
+    secret_hash: str
+    registered_ms: int
+
+
+@attrs.frozen(slots=True)
+class Action:
+    """One row of the moderation log."""
+
+    id: int
+    acted_ms: int
+    actor: str
+    action: str
+    fair_id: int | None
+    player: str | None
+    reason: str
+
+
+def registered(connection: Connection, key: str) -> Player | None:
+    """The registered name with this key, or None."""
+    row = connection.execute(
+        select(players.c.id, players.c.name, players.c.secret_hash, players.c.registered_ms).where(
+            players.c.name_key == key
+        )
+    ).first()
+    return None if row is None else Player(*row)
+
+
+def register(
+    connection: Connection, name: str, key: str, secret_hash: str, now_ms: int
+) -> int | None:
+    """Register ``name``; its id, or None when a name with the same key is registered.
+
+    The insert runs in a savepoint, so a registration that loses a race
+    with another process leaves the caller's transaction usable.
+    """
+    if registered(connection, key) is not None:
+        return None
+    try:
+        with connection.begin_nested():
+            result = connection.execute(
+                players.insert().values(
+                    name=name, name_key=key, secret_hash=secret_hash, registered_ms=now_ms
+                )
+            )
+    except IntegrityError:
+        return None
+    primary = result.inserted_primary_key
+    assert primary is not None
+    return int(primary[0])
+
+
+def note_game_player(
+    connection: Connection, fair_id: int, key: str, *, is_registered: bool
+) -> None:
+    """Remember whom a new fair game was created for (its name's key, and whether registered)."""
+    connection.execute(
+        game_players.insert().values(fair_id=fair_id, name_key=key, registered=is_registered)
+    )
+
+
+# ------------------------------------------------------------- moderation
+
+
+def hidden_games() -> Any:
+    """A subquery of the fair ids whose latest hide/unhide action is ``hide``."""
+    latest = (
+        select(func.max(moderation_log.c.id))
+        .where(moderation_log.c.fair_id.is_not(None))
+        .group_by(moderation_log.c.fair_id)
+    )
+    return select(moderation_log.c.fair_id).where(
+        moderation_log.c.id.in_(latest), moderation_log.c.action == HIDE
+    )
+
+
+def banned_keys() -> Any:
+    """A subquery of the name keys whose latest ban/unban action is ``ban``."""
+    latest = (
+        select(func.max(moderation_log.c.id))
+        .where(moderation_log.c.name_key.is_not(None))
+        .group_by(moderation_log.c.name_key)
+    )
+    return select(moderation_log.c.name_key).where(
+        moderation_log.c.id.in_(latest), moderation_log.c.action == BAN
+    )
+
+
+def is_hidden(connection: Connection, fair_id: int) -> bool:
+    """Whether the fair game is hidden now."""
+    query = hidden_games().where(moderation_log.c.fair_id == fair_id).limit(1)
+    return connection.execute(query).first() is not None
+
+
+def is_banned(connection: Connection, key: str) -> bool:
+    """Whether the name with this key is banned now."""
+    query = banned_keys().where(moderation_log.c.name_key == key).limit(1)
+    return connection.execute(query).first() is not None
+
+
+def game_exists(connection: Connection, fair_id: int) -> bool:
+    """Whether a fair game with this id exists."""
+    query = select(fair_games.c.id).where(fair_games.c.id == fair_id)
+    return connection.execute(query).first() is not None
+
+
+def act(
+    connection: Connection,
+    *,
+    action: str,
+    actor: str,
+    reason: str,
+    now_ms: int,
+    fair_id: int | None = None,
+    player: str | None = None,
+) -> int:
+    """Append one action to the moderation log; returns its id.
+
+    ``hide``/``unhide`` name a fair game, ``ban``/``unban`` a player (by
+    name; the ban covers every name with the same key).
+    """
+    if action not in ACTIONS:
+        raise ValueError(f"unknown moderation action {action!r}")
+    result = connection.execute(
+        moderation_log.insert().values(
+            acted_ms=now_ms,
+            actor=actor,
+            action=action,
+            fair_id=fair_id,
+            player=player,
+            name_key=None if player is None else name_key(player),
+            reason=reason,
+        )
+    )
+    primary = result.inserted_primary_key
+    assert primary is not None
+    return int(primary[0])
+
+
+def log(connection: Connection, limit: int) -> list[Action]:
+    """The latest ``limit`` actions, newest first."""
+    rows = connection.execute(
+        select(
+            moderation_log.c.id,
+            moderation_log.c.acted_ms,
+            moderation_log.c.actor,
+            moderation_log.c.action,
+            moderation_log.c.fair_id,
+            moderation_log.c.player,
+            moderation_log.c.reason,
+        )
+        .order_by(moderation_log.c.id.desc())
+        .limit(limit)
+    ).all()
+    return [Action(*row) for row in rows]
+
+
+# ----------------------------------------------- for ``twenty48 admin``
+
+#: What :func:`moderate` did: the action was logged, or why not.
+DONE: Final = "done"
+NO_SUCH_GAME: Final = "no such game"
+UNCHANGED: Final = "unchanged"
+
+
+@attrs.frozen(slots=True)
+class Moderated:
+    """The outcome of :func:`moderate`: ``DONE`` with the log row's id, or why nothing changed."""
+
+    outcome: str
+    action_id: int | None = None
+
+
+def moderate(
+    store: Store,
+    action: str,
+    *,
+    actor: str,
+    reason: str,
+    now_ms: int,
+    fair_id: int | None = None,
+    player: str | None = None,
+) -> Moderated:
+    """Hide, unhide, ban or unban in one transaction, checked against the current state.
+
+    Hiding a hidden game (or banning a banned name, and so on) logs
+    nothing: the log holds only actions that changed something.  A game
+    must exist; any name can be banned (before it is ever played).
+    """
+    with store.transaction() as connection:
+        if action in (HIDE, UNHIDE):
+            assert fair_id is not None
+            if not game_exists(connection, fair_id):
+                return Moderated(NO_SUCH_GAME)
+            if is_hidden(connection, fair_id) == (action == HIDE):
+                return Moderated(UNCHANGED)
+        else:
+            assert player is not None
+            if is_banned(connection, name_key(player)) == (action == BAN):
+                return Moderated(UNCHANGED)
+        action_id = act(
+            connection,
+            action=action,
+            actor=actor,
+            reason=reason,
+            now_ms=now_ms,
+            fair_id=fair_id,
+            player=player,
+        )
+    return Moderated(DONE, action_id)
+
+
+def read_log(store: Store, limit: int) -> list[Action]:
+    """The newest ``limit`` moderation actions, newest first."""
+    with store.reading() as connection:
+        return log(connection, limit)
