@@ -1,13 +1,13 @@
 """The server's web pages: ``/`` (play), ``/leaderboard``, ``/games/{id}`` and ``/static/``.
 
-The pages are thin: the play and leaderboard pages are constant HTML
-shells (:mod:`.shells`) whose ES modules (``web/js``) talk to the same JSON
-API as every other client, and ``/games/{id}`` is the self-verifying
-document of the HTML export (:mod:`twenty48_replay.web.page`) built from
-the game's signed record, with this server's key set (every key it signed
-with, and when) as the trusted keys.  Nothing here reveals more than the
-API does: an unfinished game has no replay page (its record, and the server
-seed in it, do not exist yet).
+The pages are thin: the play and leaderboard pages are HTML shells
+(:mod:`.shells`, one per language: the reader's, see :mod:`.language`) whose
+ES modules (``web/js``) talk to the same JSON API as every other client,
+and ``/games/{id}`` is the self-verifying document of the HTML export
+(:mod:`twenty48_replay.web.page`) built from the game's signed record, with
+this server's key set (every key it signed with, and when) as the trusted
+keys.  Nothing here reveals more than the API does: an unfinished game has
+no replay page (its record, and the server seed in it, do not exist yet).
 
 Refusals are the API's (``{"error": reason}`` with a 4xx), so a bad id or
 an unknown file is a 404 like any unknown path; a browser (``Accept`` naming
