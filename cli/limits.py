@@ -66,3 +66,9 @@ MAX_HEADER_BYTES: Final = 1024 * 1024
 MAX_TIMEOUT: Final = 3600
 #: How many times a repeatable ``serve`` option (``--allowed-host``, ...) may be given.
 MAX_LISTED: Final = 100
+#: ``serve --max-record-bytes`` / ``--max-record-extra-bytes``: a record is at most 16 MiB anyway.
+MAX_RECORD_BYTES: Final = 16 * 1024 * 1024
+#: ``serve --unstarted-expiry`` / ``--abandon-after``: a year, in seconds.
+MAX_EXPIRY_SECONDS: Final = 365 * 86_400
+#: ``serve --sweep-interval``: an hour.
+MAX_SWEEP_SECONDS: Final = 3600

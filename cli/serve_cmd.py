@@ -12,8 +12,11 @@ from twenty48_replay.text import printable
 from .common import DbOption
 from .limits import (
     MAX_CONNECTIONS,
+    MAX_EXPIRY_SECONDS,
     MAX_HEADER_BYTES,
     MAX_LISTED,
+    MAX_RECORD_BYTES,
+    MAX_SWEEP_SECONDS,
     MAX_TIMEOUT,
     MIN_HEADER_BYTES,
 )
@@ -87,6 +90,25 @@ def _forwarded(text: str | None) -> str | None:
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
     return text
+
+
+def _on_off(text: str) -> str:
+    """``--rate-limits``: on or off."""
+    if text not in ("on", "off"):
+        raise typer.BadParameter(_("expected on or off, not {value!r}").format(value=text))
+    return text
+
+
+def _rate_limits(texts: list[str] | None) -> list[str]:
+    """``--rate-limit`` values, each checked now (one line and exit 2 for a typo)."""
+    from twenty48_replay.server.quotas import parse_limit
+
+    for text in texts or []:
+        try:
+            parse_limit(text)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc)) from None
+    return list(texts or [])
 
 
 def serve_command(
@@ -234,6 +256,51 @@ def serve_command(
             help=N_("Rank only games played under a registered name (POST /api/players)."),
         ),
     ] = False,
+    max_record_bytes: Annotated[
+        int,
+        typer.Option(
+            "--max-record-bytes",
+            min=1024,
+            max=MAX_RECORD_BYTES,
+            help=N_("Largest record body POST /api/records takes; more is answered 413."),
+        ),
+    ] = 1024 * 1024,
+    max_record_extra_bytes: Annotated[
+        int,
+        typer.Option(
+            "--max-record-extra-bytes",
+            min=0,
+            max=MAX_RECORD_BYTES,
+            help=N_(
+                "Most canonical JSON a submitted record's unknown keys may hold; "
+                "more is answered 413."
+            ),
+        ),
+    ] = 64 * 1024,
+    rate_limits: Annotated[
+        str,
+        typer.Option(
+            "--rate-limits",
+            callback=_on_off,
+            metavar="on|off",
+            help=N_("Rate limits (429 with Retry-After); off for benchmarks."),
+        ),
+    ] = "on",
+    rate_limit: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--rate-limit",
+            callback=_rate_limits,
+            metavar="NAME=COUNT/UNIT[:BURST]",
+            help=N_(
+                "Change one rate limit (repeatable): create-game, submit-record and "
+                "register-name count per client address, move per game; UNIT s, min, h or d; "
+                "BURST (default COUNT) at once. Defaults: create-game=600/h:60, "
+                "move=15/s:45, submit-record=60/h:10, register-name=20/h:5."
+            ),
+            show_default=False,
+        ),
+    ] = None,
     forwarded_allow_ips: Annotated[
         str | None,
         typer.Option(
@@ -246,6 +313,39 @@ def serve_command(
             show_default=False,
         ),
     ] = None,
+    unstarted_expiry: Annotated[
+        float,
+        typer.Option(
+            "--unstarted-expiry",
+            min=1,
+            max=MAX_EXPIRY_SECONDS,
+            metavar="SECONDS",
+            help=N_("A game not started this long after it was made is removed."),
+        ),
+    ] = 600.0,
+    abandon_after: Annotated[
+        float,
+        typer.Option(
+            "--abandon-after",
+            min=1,
+            max=MAX_EXPIRY_SECONDS,
+            metavar="SECONDS",
+            help=N_(
+                "A started game with no move for this long is finished as abandoned "
+                "(signed, never ranked)."
+            ),
+        ),
+    ] = 86_400.0,
+    sweep_interval: Annotated[
+        float,
+        typer.Option(
+            "--sweep-interval",
+            min=0.1,
+            max=MAX_SWEEP_SECONDS,
+            metavar="SECONDS",
+            help=N_("Seconds between two passes of the expiry sweeper."),
+        ),
+    ] = 30.0,
     max_connections: Annotated[
         int,
         typer.Option(
@@ -328,6 +428,13 @@ def serve_command(
         allowed_origins=allowed_origin or (),
         metrics_allow=metrics_allow or (),
         registered_only=registered_only,
+        max_record_bytes=max_record_bytes,
+        max_record_extra_bytes=max_record_extra_bytes,
+        rate_limits=rate_limits == "on",
+        rate_limit_specs=rate_limit or (),
+        unstarted_expiry_s=unstarted_expiry,
+        abandon_after_s=abandon_after,
+        sweep_interval_s=sweep_interval,
     )
     wanted = TransportLimits(
         max_connections=max_connections,

@@ -48,6 +48,18 @@ settings.load_profile(
 )
 
 
+@pytest.fixture(autouse=True)
+def own_data_folder(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Every test, and every CLI or server subprocess it starts, has a user data folder of its
+    own (``XDG_DATA_HOME``): no test reads or writes the real one (a default database, a
+    key), and no test sees what another left there."""
+    folder = tmp_path_factory.mktemp("xdg-data")
+    monkeypatch.setenv("XDG_DATA_HOME", str(folder))
+    return folder
+
+
 def load_json(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
 

@@ -148,6 +148,24 @@ class Exchange:
         return answer
 
 
+#: These tests register more names from one address than the default ``register-name``
+#: limit lets through (burst 5); the limit itself is tested below.
+MANY_NAMES = ("--rate-limit", "register-name=1000/s:1000")
+
+
+def test_registrations_are_rate_limited_per_address(tmp_path: Path) -> None:
+    """The default register-name limit: a burst of 5 from one address, then 429 with a wait."""
+    with ServerProcess(str(tmp_path / "limited.sqlite3"), tmp_path, "--no-analysis") as server:
+        http = Exchange(server.url)
+        for n in range(5):
+            status, answer = http.send("POST", "/api/players", {"name": f"player{n}"})
+            assert status == 201, answer
+        status, answer = http.send("POST", "/api/players", {"name": "player5"})
+        assert status == 429, answer
+        assert "too many name registrations" in answer["error"]
+        assert "secret" not in json.dumps(answer)
+
+
 def finish_a_game(client: Client, player: str, secret: str | None, moves: int) -> int:
     game = RemoteGame(client, player, secret=secret)
     play_some(game, moves)
@@ -156,7 +174,7 @@ def finish_a_game(client: Client, player: str, secret: str | None, moves: int) -
 
 
 def test_a_registered_name_belongs_to_its_secret(db: str, tmp_path: Path) -> None:
-    with ServerProcess(db, tmp_path, "--no-analysis") as server:
+    with ServerProcess(db, tmp_path, "--no-analysis", *MANY_NAMES) as server:
         http = Exchange(server.url)
         status, registration = http.send("POST", "/api/players", {"name": " alice "})
         assert status == 201, registration
@@ -241,7 +259,7 @@ def database_text(db: str) -> str:
 
 
 def test_registered_only_ranks_registered_names(db: str, tmp_path: Path) -> None:
-    with ServerProcess(db, tmp_path, "--no-analysis", "--registered-only") as server:
+    with ServerProcess(db, tmp_path, "--no-analysis", "--registered-only", *MANY_NAMES) as server:
         client = Client(server.url)
         secret = client.register("dana")["secret"]
         ranked = finish_a_game(client, "dana", secret, 8)
@@ -259,7 +277,7 @@ def test_racing_registrations_give_one_owner(tmp_path: Path) -> None:
     share with other writes goes on), never a 500; the winner's secret works.
     """
     for url in fresh_database():
-        with ServerProcess(url, tmp_path, "--no-analysis", "--workers", "2") as server:
+        with ServerProcess(url, tmp_path, "--no-analysis", "--workers", "2", *MANY_NAMES) as server:
             names = ["rita", "RITA", "\u0433ita", "r\u0456ta"] * 4  # Cyrillic г, і
 
             def register(name: str) -> tuple[int, Any]:

@@ -527,3 +527,35 @@ def test_armv8_sha2_under_qemu(tmp_path: Any) -> None:
         assert done.returncode == 0, done.stdout + done.stderr
         assert done.stdout.startswith("6 records: 6 valid, 0 invalid")
         assert done.stdout.rstrip().endswith(f"sha256 {expected}")
+
+
+# ---------------------------------------------------------------- every vector through C
+
+
+def test_every_spawn_vector_through_the_native_spawn() -> None:
+    """schema/vectors/spawns.json, k up to 2**64 - 1: digest, cell and value in C."""
+    from conftest import VECTORS, load_json
+
+    vectors = load_json(VECTORS / "spawns.json")["spawns"]
+    assert max(v["k"] for v in vectors) == 2**64 - 1
+    for vector in vectors:
+        key = vector["seed"].encode("utf-8")
+        assert core.hmac(key, vector["k"]).hex() == vector["hmac"]
+        board = Board.from_rows(vector["board"]).packed
+        assert core.spawn(key, board, vector["k"]) == (vector["cell"], vector["value"])
+
+
+def test_every_game_vector_step_by_step_in_c() -> None:
+    """schema/vectors/games.json: every board, score, gain and spawn from the C steps."""
+    from conftest import VECTORS, load_json
+
+    for game in load_json(VECTORS / "games.json")["games"]:
+        key = game["seed"].encode("utf-8")
+        steps = core.steps(key, game["moves"], None, 0)
+        assert len(steps) == len(game["moves"])
+        score = 0
+        for (state, gained, cell, four), expected in zip(steps, game["steps"][1:], strict=True):
+            score += gained
+            assert Board(state & rows.BOARD_MASK).to_rows() == expected["board"]
+            assert (score, gained) == (expected["score"], expected["gained"])
+            assert {"cell": cell, "value": 4 if four else 2} == expected["spawn"]

@@ -36,6 +36,7 @@ NOT_RUN: dict[str, str] = {
     "python3 -m venv": "installs the project (the quick start itself)",
     "python -m pytest": "runs the test suite",
     "twenty48 serve": "starts a server",
+    "twenty48 admin ": "acts on a score server's database and its fair games",
     "--server": "needs a running score server",
     "http://127.0.0.1": "needs a running score server",
     "curl ": "needs a running score server",

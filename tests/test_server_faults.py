@@ -91,7 +91,8 @@ class Player:
 
 def test_sigkill_under_load_loses_no_acknowledged_move(db: str, tmp_path: Path) -> None:
     port = free_port()
-    server = ServerProcess(db, tmp_path, "--no-analysis", port=port).start()
+    # Scripted players at full speed: the rate limits (for people) are off, as in benchmarks.
+    server = ServerProcess(db, tmp_path, "--no-analysis", "--rate-limits", "off", port=port).start()
     setup = Client(server.url)
     players = []
     for i in range(8):
@@ -139,7 +140,9 @@ def test_two_workers_on_postgresql_keep_every_log_exact(tmp_path: Path) -> None:
     databases = fresh_database()
     db = next(databases)
     try:
-        with ServerProcess(db, tmp_path, "--no-analysis", "--workers", "2") as server:
+        with ServerProcess(
+            db, tmp_path, "--no-analysis", "--workers", "2", "--rate-limits", "off"
+        ) as server:
             setup = Client(server.url)
             games = []
             for i in range(6):

@@ -40,6 +40,10 @@ TIMEOUT: Final = 10.0
 DEADLINE: Final = 15.0
 #: Statuses worth retrying: the server could not take the request (nothing was stored).
 RETRY_STATUSES: Final = frozenset({502, 503, 504})
+#: Over a server's rate limit: nothing was done; sent again after its ``Retry-After``.
+RATE_LIMITED: Final = 429
+#: The longest ``Retry-After`` waited for (seconds); the deadline bounds it as well.
+MAX_RETRY_AFTER: Final = 5.0
 #: Largest answer read: a record's limit (a signed record is the largest answer there is).
 MAX_ANSWER: Final = MAX_INPUT_BYTES
 
@@ -166,8 +170,11 @@ class Client:
 
     def _exchange(
         self, method: str, target: str, payload: bytes | None, headers: dict[str, str], left: float
-    ) -> tuple[int, bytes]:
-        """One attempt, given up (socket shut down) after ``left`` seconds."""
+    ) -> tuple[int, bytes, str | None]:
+        """One attempt, given up (socket shut down) after ``left`` seconds.
+
+        Returns the status, the body and the ``Retry-After`` header (None if absent).
+        """
         connection = self._connect(min(self.timeout, left))
         expired = threading.Event()
 
@@ -186,6 +193,7 @@ class Client:
             response = connection.getresponse()
             data = response.read(MAX_ANSWER + 1)
             status = response.status
+            retry_after = response.getheader("Retry-After")
         except (OSError, http.client.HTTPException):
             if expired.is_set():
                 raise _ExpiredError from None
@@ -194,7 +202,7 @@ class Client:
             watchdog.cancel()
         if expired.is_set():
             raise _ExpiredError
-        return status, data
+        return status, data, retry_after
 
     def request(
         self, method: str, path: str, body: dict[str, Any] | None = None, token: str | None = None
@@ -209,10 +217,12 @@ class Client:
         shown = f"{method} {path}"
         failure = "no answer"
         give_up = time.monotonic() + self.deadline
+        wait: float | None = None  # what a 429 asked for
         for attempt in range(self.retries + 1):
             if attempt:
                 self.retried += 1
-                pause = min(2.0, 0.05 * 2**attempt)
+                pause = min(2.0, 0.05 * 2**attempt) if wait is None else wait
+                wait = None
                 if time.monotonic() + pause >= give_up:
                     break
                 time.sleep(pause)
@@ -220,7 +230,9 @@ class Client:
             if left <= 0:
                 break
             try:
-                status, data = self._exchange(method, self.prefix + path, payload, headers, left)
+                status, data, retry_after = self._exchange(
+                    method, self.prefix + path, payload, headers, left
+                )
             except _ExpiredError:
                 self.close()
                 raise DeadlineError(
@@ -229,6 +241,11 @@ class Client:
             except (OSError, http.client.HTTPException) as exc:
                 self.close()
                 failure = f"cannot reach {self.url}: {exc or type(exc).__name__}"
+                continue
+            if status == RATE_LIMITED:
+                # A person's pace never meets the limits; a script's is slowed to them.
+                wait = _seconds(retry_after)
+                failure = f"{self.url} answered {status}: {_reason(data) or 'rate limited'}"
                 continue
             if status in RETRY_STATUSES:
                 failure = f"{self.url} answered {status}: {_reason(data) or 'unavailable'}"
@@ -311,6 +328,13 @@ def _reason_of(value: Any) -> str | None:
     if isinstance(value, dict) and isinstance(value.get("error"), str):
         return str(value["error"])[:500]
     return None
+
+
+def _seconds(retry_after: str | None) -> float:
+    """A ``Retry-After`` in whole seconds, within 0.1 .. :data:`MAX_RETRY_AFTER` (1 if unusable)."""
+    if retry_after is None or not (retry_after.isascii() and retry_after.isdigit()):
+        return 1.0
+    return min(MAX_RETRY_AFTER, max(0.1, float(int(retry_after[:6]))))
 
 
 def _reason(data: bytes) -> str | None:

@@ -47,6 +47,7 @@ MAX_NESTING: Final = 100
 #: Longer integers stay text (:class:`BigInteger`): ``int()`` is quadratic and capped past 4,300.
 _INT_DIGITS: Final = 640
 TILE_VALUES: Final = frozenset([0] + [2**e for e in range(1, 18)])
+_INT_ONLY: Final = {int}
 MOVE_LETTERS: Final = frozenset("UDLR")
 #: Optional keys whose meaning the format defines, with their JSON type.
 METADATA_TYPES: Final[dict[str, type]] = {
@@ -386,10 +387,10 @@ def _tile(value: object, field: str) -> int:
 def _grid(value: object, field: str) -> Grid:
     if type(value) is list and len(value) == 4:  # the usual, valid case at C speed
         rows = [tuple(row) for row in value if type(row) is list and len(row) == 4]
-        if len(rows) == 4 and all(
-            all(type(v) is int for v in row) and TILE_VALUES.issuperset(row) for row in rows
-        ):
-            return tuple(rows)  # four 4-tuples, checked
+        if len(rows) == 4:
+            cells = rows[0] + rows[1] + rows[2] + rows[3]
+            if set(map(type, cells)) == _INT_ONLY and TILE_VALUES.issuperset(cells):
+                return tuple(rows)  # four 4-tuples, checked
     if not isinstance(value, list) or len(value) != 4:
         raise RecordError(Reason("record.not_rows"), field=field)
     grid = []

@@ -13,6 +13,12 @@ Run from the project root after installing (a regular install, or the editable o
 5. ``replay()`` Steps per second, in this process, both engines where available.
 6. ``twenty48 import`` into an empty SQLite file and ``twenty48 check`` of it, on the
    first ``--store-games`` records, each engine.
+7. The server's move path: tests/bench/bench_server.py (a real ``twenty48 serve`` on
+   SQLite, one player alone, then ``--server-players`` players in a closed loop), each
+   engine; the server process inherits ``TWENTY48_ENGINE``.
+8. The cluster: tests/bench/bench_cluster.py (``verify --jobs 2`` against a Dask
+   LocalCluster of 2 workers) on a ``--cluster-mb`` archive, each engine; the workers
+   inherit ``TWENTY48_ENGINE``.  ``--cluster-mb 0`` or ``--server-players 0`` skips one.
 
 It prints figures with the load average before and after, and asserts nothing.
 """
@@ -32,7 +38,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 NATIVE = ROOT / "twenty48_replay" / "_native"
-LIMIT_SOURCE = Path(__file__).resolve().parent / "native_limit.c"
+BENCH = Path(__file__).resolve().parent
+LIMIT_SOURCE = BENCH / "native_limit.c"
 TWENTY48 = Path(sys.executable).with_name("twenty48")
 
 
@@ -110,6 +117,8 @@ def main() -> None:
     parser.add_argument("--python-games", type=int, default=500)
     parser.add_argument("--store-games", type=int, default=2_000)
     parser.add_argument("--steps-games", type=int, default=300)
+    parser.add_argument("--server-players", type=int, default=50)
+    parser.add_argument("--cluster-mb", type=int, default=50)
     args = parser.parse_args()
     cpu = None if args.cpu < 0 else args.cpu
     print(f"{time.strftime('%Y-%m-%d %H:%M')} · {os.cpu_count()} cores · {load()}")
@@ -138,7 +147,7 @@ def main() -> None:
                 [*pinned(cpu), str(TWENTY48), "verify", "--jobs", "1", "--quiet", str(args.corpus)],
                 env={"TWENTY48_ENGINE": "native"},
             )
-            assert f"{records:,} records: {records:,} valid" in verify_out, verify_out
+            assert f"{records} records: {records} valid" in verify_out.replace(",", ""), verify_out
             found = re.search(r"engine ([^·]+)", verify_out)
             label = found.group(1).strip() if found else "?"
             ours.append(moves / verify_s)
@@ -200,6 +209,28 @@ def main() -> None:
                 f"{engine_name}: import {seconds:.2f} s = {store_moves / seconds:,.0f} moves/s; "
                 f"check {check_s:.2f} s = {store_moves / check_s:,.0f} moves/s"
             )
+        if args.server_players:
+            print("\n-- the server's move path (tests/bench/bench_server.py, SQLite)")
+            for engine_name in ("native", "python"):
+                print(f"[TWENTY48_ENGINE={engine_name}]", flush=True)
+                subprocess.run(
+                    [sys.executable, str(BENCH / "bench_server.py"), "--players",
+                     str(args.server_players), "--seconds", "8", "--warmup", "2",
+                     "--single", "300", "--rates", "0"],
+                    env={**os.environ, "TWENTY48_ENGINE": engine_name},
+                    check=True,
+                )  # fmt: skip
+        if args.cluster_mb:
+            print(f"\n-- the cluster (tests/bench/bench_cluster.py, {args.cluster_mb} MB)")
+            archive = tmp / "cluster.jsonl"
+            for engine_name in ("native", "python"):
+                print(f"[TWENTY48_ENGINE={engine_name}]", flush=True)
+                subprocess.run(
+                    [sys.executable, str(BENCH / "bench_cluster.py"), "--size-mb",
+                     str(args.cluster_mb), "--file", str(archive)],
+                    env={**os.environ, "TWENTY48_ENGINE": engine_name},
+                    check=True,
+                )  # fmt: skip
     print(f"\n{load()}")
 
 

@@ -1,6 +1,6 @@
 """Benchmark of ``twenty48 serve``: acknowledged durable moves per second and latency.
 
-Starts a real server (``--no-access-log --no-analysis``) on SQLite (a file in
+Starts a real server (``--no-access-log --no-analysis --rate-limits off``) on SQLite (a file in
 a temporary folder, ``synchronous=FULL``) and/or PostgreSQL (``--pg URL``),
 then:
 
@@ -255,7 +255,14 @@ def run_and_wait(pid: int) -> tuple[float, float]:
 
 
 def bench(name: str, db: str, args: argparse.Namespace, folder: Path) -> None:
-    extra = ("--no-access-log", "--no-analysis", "--workers", str(args.workers))
+    extra = (
+        "--no-access-log",
+        "--no-analysis",
+        "--rate-limits",
+        "off",  # 200 scripted players from one address: limits are for people
+        "--workers",
+        str(args.workers),
+    )
     with ServerProcess(db, folder, *extra) as server:
         assert server.process is not None
         host, port = "127.0.0.1", server.port

@@ -40,6 +40,23 @@ test("a dropped connection and a 503 are sent again with the same n", async () =
   }
 });
 
+test("a 429 is sent again after its Retry-After, with the same n", async () => {
+  const calls = scripted([
+    () =>
+      new Response(JSON.stringify({ error: "too many moves in this game; try again in 1 s" }), {
+        status: 429,
+        headers: { "Content-Type": "application/json", "Retry-After": "1" },
+      }),
+    () => reply(200, { n: 4, move: "D", score: 8 }),
+  ]);
+  const started = Date.now();
+  const answer = await api.apiMove(9, "tok", 4, "D");
+  assert.deepEqual(answer, { n: 4, move: "D", score: 8 });
+  assert.ok(Date.now() - started >= 950, "waited for Retry-After");
+  assert.equal(calls.length, 2);
+  assert.equal(calls[0].body, calls[1].body);
+});
+
 test("a refusal is not retried and keeps the server's reason", async () => {
   const calls = scripted([() => reply(422, { error: "move 2 (L) does not change the board" })]);
   await assert.rejects(api.apiMove(1, "t", 2, "L"), (error) => {

@@ -360,6 +360,40 @@ static PyObject *core_hmac(PyObject *self, PyObject *const *args, Py_ssize_t nar
     return PyBytes_FromStringAndSize((const char *)out, 32);
 }
 
+PyDoc_STRVAR(spawn_doc,
+             "spawn(key, board, k) -> (cell, value)\n\n"
+             "SPEC 5.2 in C: spawn number k (0 <= k < 2**64) on Board.packed `board`, which\n"
+             "has an empty cell; the cell and the tile (2 or 4) the native replay places.");
+
+static PyObject *core_spawn(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "spawn() takes 3 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    const char *key;
+    Py_ssize_t key_length;
+    t48_board b;
+    if (t48_bytes_arg(args[0], &key, &key_length) < 0) return NULL;
+    if (t48_board_from_pyint(args[1], 0, &b) < 0) return NULL;
+    if (!PyLong_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "k is an int");
+        return NULL;
+    }
+    uint64_t k = PyLong_AsUnsignedLongLong(args[2]);
+    if (k == (uint64_t)-1 && PyErr_Occurred()) return NULL;
+    t48_hmac_key hk;
+    t48_hmac_init(&hk, (const uint8_t *)key, (size_t)key_length);
+    uint32_t digest[8];
+    t48_hmac_counter(&hk, k, digest);
+    step_record step;
+    if (t48_place_spawn(&b, digest, &step) < 0) {
+        PyErr_SetString(PyExc_ValueError, "no empty cell to spawn into");
+        return NULL;
+    }
+    return Py_BuildValue("(ii)", (int)step.cell, step.four ? 4 : 2);
+}
+
 PyDoc_STRVAR(sha256_doc, "sha256(data) -> bytes: SHA-256 of a bytes object (for the tests).");
 
 static PyObject *core_sha256(PyObject *self, PyObject *data) {
@@ -439,6 +473,7 @@ static PyMethodDef core_methods[] = {
     {"slide", (PyCFunction)(void (*)(void))core_slide, METH_FASTCALL, slide_doc},
     {"is_over", core_is_over, METH_O, is_over_doc},
     {"hmac", (PyCFunction)(void (*)(void))core_hmac, METH_FASTCALL, hmac_doc},
+    {"spawn", (PyCFunction)(void (*)(void))core_spawn, METH_FASTCALL, spawn_doc},
     {"sha256", core_sha256, METH_O, sha256_doc},
     {"self_check", core_self_check, METH_NOARGS, self_check_doc},
     {"sha256_impl", (PyCFunction)(void (*)(void))core_sha256_impl, METH_FASTCALL,

@@ -10,7 +10,8 @@ from typing import Any
 
 from twenty48_replay.board import Direction
 from twenty48_replay.game import GameState, Spawn
-from twenty48_replay.server.live_games import Facts, GameEntry, replay_to
+from twenty48_replay.server.live_games import Facts, GameEntry
+from twenty48_replay.store.fair_games import FairRow, Projection
 
 #: Rows of a board as the API sends them.
 Rows = list[list[int]]
@@ -60,9 +61,9 @@ def move_answer(
 
 
 def replayed_answer(entry: GameEntry, n: int) -> dict[str, Any]:
-    """The answer move ``n`` got, rebuilt from the log (for a retried ``n``)."""
+    """The answer move ``n`` got, rebuilt (for a retried ``n``) from the nearest kept state."""
     assert entry.state is not None
-    before = replay_to(entry.state.seed, entry.letters[: n - 1])
+    before = entry.state_at(n - 1)
     letter = entry.letters[n - 1]
     after, gained, spawn = before.play(Direction(letter))
     facts = Facts.of(after)
@@ -77,20 +78,34 @@ def record_url(fair_id: int) -> str:
     return f"/api/games/{fair_id}/record"
 
 
-def public_view(entry: GameEntry) -> dict[str, Any]:
-    """What anyone may see of a game: never the server seed before it is finished."""
-    row = entry.row
+def public_view(row: FairRow, game: Projection | None) -> dict[str, Any]:
+    """What anyone may see of a game: never the server seed before it is finished.
+
+    From the game's rows as they stand (``game``: its projection, None
+    before the start): no log is read, nothing is replayed.
+    """
+    finished = row.finished_ms is not None
     view: dict[str, Any] = {
         "id": row.id,
         "player": row.player,
         "commitment": row.commitment,
-        "started": entry.state is not None,
-        "finished": entry.finished,
+        "started": game is not None,
+        "finished": finished,
     }
-    if entry.state is not None:
-        view.update(state_answer(entry.state))
+    if game is not None:
+        view.update(
+            {
+                "board": [list(r) for r in game.board.to_rows()],
+                "score": game.score,
+                "moves": game.moves,
+                "max_tile": game.max_tile,
+                "won": game.won,
+                "over": game.over,
+            }
+        )
         view["client_seed"] = row.client_seed
-    if entry.finished:
+    if finished:
         view["server_seed"] = row.server_seed
         view["record_url"] = record_url(row.id)
+        view["abandoned"] = row.abandoned
     return view

@@ -17,6 +17,7 @@ import traceback
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
+import attrs
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -28,15 +29,22 @@ from starlette.routing import Route
 from twenty48_replay import fair
 from twenty48_replay.errors import RecordError, StoreError
 from twenty48_replay.i18n import translations
-from twenty48_replay.record import MAX_INPUT_BYTES, Record
-from twenty48_replay.replay import verify
-from twenty48_replay.server import answers, bots, error_page, metrics, pages, parsing, write_jobs
+from twenty48_replay.server import (
+    answers,
+    bots,
+    cursors,
+    error_page,
+    metrics,
+    pages,
+    parsing,
+    quotas,
+    write_jobs,
+)
 from twenty48_replay.server.api_errors import ApiError, not_found
 from twenty48_replay.server.config import ServerConfig
 from twenty48_replay.server.fastpath import MovesFastPath
 from twenty48_replay.server.language import page_language
-from twenty48_replay.server.live_games import GameEntry, load_entry
-from twenty48_replay.server.openapi import openapi_document
+from twenty48_replay.server.openapi import MAX_PAGE, openapi_document
 from twenty48_replay.server.request_guard import (
     ASGIApp,
     RequestGuard,
@@ -45,7 +53,7 @@ from twenty48_replay.server.request_guard import (
 )
 from twenty48_replay.server.server import Server
 from twenty48_replay.store import fair_games as fair_store
-from twenty48_replay.timestamps import iso_ms
+from twenty48_replay.timestamps import iso_ms, now_ms
 
 log = logging.getLogger("twenty48.server")
 
@@ -59,8 +67,10 @@ class JSON(JSONResponse):
         return json.dumps(content, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-def error_response(status: int, reason: str) -> Response:
-    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+def error_response(status: int, reason: str, headers: dict[str, str] | None = None) -> Response:
+    headers = dict(headers or {})
+    if status == 401:
+        headers["WWW-Authenticate"] = "Bearer"
     return JSON({"error": reason}, status_code=status, headers=headers)
 
 
@@ -78,10 +88,12 @@ def create_app(config: ServerConfig | None = None) -> ASGIApp:
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         server = Server(config, observe=metrics.observe_commit)
         server.start()
+        server.sweeper.start()
         holder["server"] = server
         try:
             yield
         finally:
+            await server.sweeper.stop()
             server.stop()
 
     def api(handler: Callable[[Request, Server], Awaitable[Response]]) -> Handler:
@@ -89,7 +101,7 @@ def create_app(config: ServerConfig | None = None) -> ASGIApp:
             try:
                 return await handler(request, holder["server"])
             except ApiError as refusal:
-                return error_response(refusal.status, refusal.reason)
+                return error_response(refusal.status, refusal.reason, refusal.headers)
             except Exception as exc:  # a bug: answered here, so nothing re-raises it to uvicorn
                 return await server_error(request, exc)
 
@@ -207,22 +219,11 @@ async def metrics_page(request: Request, server: Server) -> Response:
     return Response(body, media_type=metrics.CONTENT_TYPE, headers={"Cache-Control": "no-store"})
 
 
-async def registration_rate_limit(request: Request, server: Server) -> None:
-    """SEAM for the per-address rate limit on ``POST /api/players`` (t48-limits; issue 18 s.2).
-
-    Called before anything else of a registration is read; raises
-    :class:`ApiError` (429 with ``Retry-After``) when the client address
-    registered too many names.  Nothing here yet: see
-    NOTES-names-limits.md.
-    """
-    del request, server
-
-
 async def register_player(request: Request, server: Server) -> Response:
-    await registration_rate_limit(request, server)
     body = await parsing.json_object(request)
     name = parsing.player_name(body, "name")
-    answer = await server.writer.run(write_jobs.RegisterPlayer(name))
+    address = parsing.client_address(request)  # charged to it (register-name, 429)
+    answer = await server.writer.run(write_jobs.RegisterPlayer(name, address))
     return JSON(answer, status_code=201)
 
 
@@ -230,7 +231,8 @@ async def create_game(request: Request, server: Server) -> Response:
     secret = parsing.optional_bearer(request)
     body = await parsing.json_object(request)
     player = parsing.player_name(body)
-    answer = await server.writer.run(write_jobs.CreateGame(player, secret))
+    address = parsing.client_address(request)
+    answer = await server.writer.run(write_jobs.CreateGame(player, secret, address))
     return JSON(answer, status_code=201)
 
 
@@ -243,7 +245,9 @@ async def start_game(request: Request, server: Server) -> Response:
         client_seed = fair.validate_client_seed(raw)
     except RecordError as exc:
         raise ApiError(422, str(exc)) from None
-    return JSON(await server.writer.run(write_jobs.StartGame(fair_id, token, client_seed)))
+    made_after = now_ms() - int(server.config.unstarted_expiry_s * 1000)
+    job = write_jobs.StartGame(fair_id, token, client_seed, made_after)
+    return JSON(await server.writer.run(job))
 
 
 async def play_move(request: Request, server: Server) -> Response:
@@ -265,16 +269,22 @@ async def finish_game(request: Request, server: Server) -> Response:
 
 
 async def show_game(request: Request, server: Server) -> Response:
+    """The game as its rows stand (projection and secret row): nothing is replayed."""
     fair_id = parsing.game_id(request)
 
-    def read() -> GameEntry | None:
+    def read() -> tuple[fair_store.FairRow, fair_store.Projection | None] | None:
         with server.store.reading() as connection:
-            return load_entry(connection, fair_id)
+            return fair_store.public_game(connection, fair_id)
 
-    entry = await run_in_threadpool(read)
-    if entry is None:
+    found = await run_in_threadpool(read)
+    if found is None:
         raise not_found(fair_id)
-    return JSON(answers.public_view(entry))
+    row, game = found
+    if game is None and row.created_ms < now_ms() - int(server.config.unstarted_expiry_s * 1000):
+        raise write_jobs.expired(fair_id)
+    if game is not None and game.damage:
+        raise ApiError(500, f"game {fair_id} is damaged in the database; the operator can see why")
+    return JSON(answers.public_view(row, game))
 
 
 async def game_record(request: Request, server: Server) -> Response:
@@ -285,18 +295,23 @@ async def game_record(request: Request, server: Server) -> Response:
 
 
 async def leaderboard(request: Request, server: Server) -> Response:
-    limit = parsing.limit_param(request, default=10, high=1000)
+    limit = parsing.limit_param(request, default=10, high=MAX_PAGE)
+    after = _cursor(request, "leaderboard", 4)
+    place = None if after is None else fair_store.BoardKey(*after)
     registered_only = server.config.registered_only
 
     def read() -> list[fair_store.BoardEntry]:
         with server.store.reading() as connection:
-            return fair_store.leaderboard(connection, limit, registered_only=registered_only)
+            return fair_store.leaderboard(
+                connection, limit + 1, place, registered_only=registered_only
+            )
 
     rows = await run_in_threadpool(read)
+    page, more = rows[:limit], len(rows) > limit
     config = server.config
     games = [
         {
-            "rank": rank,
+            "rank": row.position,
             "id": row.fair_id,
             "player": row.player,
             "registered": row.registered,
@@ -307,47 +322,57 @@ async def leaderboard(request: Request, server: Server) -> Response:
             "record_url": answers.record_url(row.fair_id),
             **bots.signal_fields(config, row),
         }
-        for rank, row in enumerate(rows, 1)
+        for row in page
     ]
+    thresholds = bots.thresholds(config)
+    key = page[-1].key if more else None
+    following = None if key is None else cursors.encode("leaderboard", attrs.astuple(key))
     return JSON(
         {
             "games": games,
             "registered_only": config.registered_only,
-            "bot_thresholds": bots.thresholds(config),
+            "bot_thresholds": thresholds,
+            "next_cursor": following,
         }
     )
 
 
+def _cursor(request: Request, kind: str, count: int) -> tuple[int, ...] | None:
+    """The ``cursor`` query parameter of list ``kind`` (None: the first page), or 400."""
+    raw = request.query_params.get("cursor")
+    return None if raw is None else cursors.decode(kind, raw, count)
+
+
 async def submit_record(request: Request, server: Server) -> Response:
-    body = await parsing.read_body(request, MAX_INPUT_BYTES)
-    try:
-        record = Record.from_json(body)
-    except RecordError as exc:
-        raise ApiError(400, f"unreadable record: {exc}") from None
-    if "fair" in record.extra or "signature" in record.extra:
-        raise ApiError(422, "only self-seeded records can be submitted; fair games are played live")
-    result = await run_in_threadpool(verify, record)
-    if not result.valid:
-        raise ApiError(422, "invalid record: " + "; ".join(result.reasons))
-    job = write_jobs.SubmitRecord(record, result)
+    """Charged to the address first, then read and verified in the record pool, then stored."""
+    await server.charge(quotas.SUBMIT_RECORD, parsing.client_address(request))
+    body = await parsing.read_body(request, server.config.max_record_bytes)
+    checked = await server.records.check(body)
+    job = write_jobs.SubmitRecord(checked.record, checked.result)
     return JSON(await server.writer.run(job), status_code=201)
 
 
 async def list_records(request: Request, server: Server) -> Response:
-    limit = parsing.limit_param(request, default=10, high=1000)
+    limit = parsing.limit_param(request, default=10, high=MAX_PAGE)
+    after = _cursor(request, "records", 3)
+    place = None if after is None else fair_store.SubmittedKey(*after)
 
-    def read() -> list[dict[str, Any]]:
+    def read() -> list[fair_store.SubmittedEntry]:
         with server.store.reading() as connection:
-            return [
-                {
-                    "id": info.id,
-                    "player": info.player,
-                    "score": info.score,
-                    "moves": info.move_count,
-                    "max_tile": info.max_tile,
-                    "seed": info.seed,
-                }
-                for info in fair_store.submitted(connection, limit)
-            ]
+            return fair_store.submitted(connection, limit + 1, place)
 
-    return JSON({"self_seeded": True, "records": await run_in_threadpool(read)})
+    rows = await run_in_threadpool(read)
+    page, more = rows[:limit], len(rows) > limit
+    records = [
+        {
+            "id": entry.game_id,
+            "player": entry.player,
+            "score": entry.score,
+            "moves": entry.moves,
+            "max_tile": entry.max_tile,
+            "seed": entry.seed,
+        }
+        for entry in page
+    ]
+    following = None if not more else cursors.encode("records", attrs.astuple(page[-1].key))
+    return JSON({"self_seeded": True, "records": records, "next_cursor": following})

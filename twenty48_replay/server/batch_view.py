@@ -19,10 +19,13 @@ from twenty48_replay.game import GameState
 from twenty48_replay.server import key_rules
 from twenty48_replay.server.api_errors import ApiError, not_found
 from twenty48_replay.server.live_games import Facts, GameEntry, load_entry
+from twenty48_replay.server.quotas import RateLimits
 from twenty48_replay.store import fair_games as fair_store
 
-#: Games whose state the writer keeps in memory.
+#: Games whose state the writer keeps in memory, at most.
 CACHE_SIZE = 20_000
+#: And at most this many bytes of their logs and kept states (see GameEntry.weight).
+CACHE_BYTES = 64 * 1024 * 1024
 
 
 class Signer(Protocol):
@@ -35,11 +38,21 @@ class Signer(Protocol):
 
 
 class EntryCache:
-    """Recently used games, least recently used dropped first (writer thread only)."""
+    """Recently used games, least recently used dropped first (writer thread only).
 
-    def __init__(self, size: int = CACHE_SIZE) -> None:
+    Bounded twice: at most ``size`` games and ``max_bytes`` of their logs and
+    kept states (:attr:`GameEntry.weight`), so a few very long games cannot
+    make it grow without end; the entry just put is always kept.
+    """
+
+    def __init__(self, size: int = CACHE_SIZE, max_bytes: int = CACHE_BYTES) -> None:
         self.size = size
+        self.max_bytes = max_bytes
+        self.bytes = 0
         self._entries: OrderedDict[int, GameEntry] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._entries)
 
     def get(self, fair_id: int) -> GameEntry | None:
         entry = self._entries.get(fair_id)
@@ -48,13 +61,19 @@ class EntryCache:
         return entry
 
     def put(self, entry: GameEntry) -> None:
+        self.drop(entry.fair_id)
         self._entries[entry.fair_id] = entry
-        self._entries.move_to_end(entry.fair_id)
-        while len(self._entries) > self.size:
-            self._entries.popitem(last=False)
+        self.bytes += entry.weight
+        while len(self._entries) > 1 and (
+            len(self._entries) > self.size or self.bytes > self.max_bytes
+        ):
+            _fair_id, oldest = self._entries.popitem(last=False)
+            self.bytes -= oldest.weight
 
     def drop(self, fair_id: int) -> None:
-        self._entries.pop(fair_id, None)
+        entry = self._entries.pop(fair_id, None)
+        if entry is not None:
+            self.bytes -= entry.weight
 
 
 @attrs.define
@@ -68,7 +87,11 @@ class BatchView:
     #: Batch the appends into one compare-and-set at :meth:`flush` (the fast path);
     #: False runs each append at once (the path after a conflict).
     deferred: bool = False
+    #: The rate limits in force (see :meth:`Job.quota`).
+    limits: RateLimits = attrs.field(factory=RateLimits)
     changed: dict[int, GameEntry] = attrs.field(factory=dict)
+    #: Games this batch found gone (expired): dropped from the cache at commit.
+    gone: set[int] = attrs.field(factory=set)
     appends: list[fair_store.Append] = attrs.field(factory=list)
     #: Moves appended in this transaction (for the metrics, once it commits).
     appended: int = 0
@@ -126,24 +149,40 @@ class BatchView:
         if not fair_store.append_moves(self.connection, appends):
             raise BatchConflictError
 
-    def get(self, fair_id: int, *, fresh: bool = False) -> GameEntry:
-        """The game as this batch sees it; ``fresh``: as the database has it now."""
-        if not fresh:
-            entry = self.changed.get(fair_id) or self.cache.get(fair_id)
-            if entry is not None:
-                return entry
-        else:
+    def get(self, fair_id: int, *, fresh: bool = False, hint: GameEntry | None = None) -> GameEntry:
+        """The game as this batch sees it; ``fresh``: as the database has it now.
+
+        A fresh read of a game this process knows (or of ``hint``, an entry
+        read elsewhere) reads only the moves it lacks.
+        """
+        known = self.changed.get(fair_id) or self.cache.get(fair_id) or hint
+        if not fresh and known is not None:
+            return known
+        if fresh:
             self.flush()  # the database must hold this batch's own appends first
-        entry = load_entry(self.connection, fair_id)
+        entry = load_entry(self.connection, fair_id, known)
         if entry is None:
+            self.forget(fair_id)
             raise not_found(fair_id)
         self.changed[fair_id] = entry
         return entry
+
+    def forget(self, fair_id: int) -> None:
+        """The game is gone (expired): drop it from the cache once this batch commits."""
+        self.changed.pop(fair_id, None)
+        self.gone.add(fair_id)
+
+    def take(self, charges: list[fair_store.Charge]) -> dict[str, fair_store.Grant]:
+        """Charge rate limits in this batch's transaction (see store.quotas)."""
+        self.flush()
+        return fair_store.take_rate_limits(self.connection, charges, self.now_ms)
 
     def put(self, entry: GameEntry) -> None:
         self.changed[entry.fair_id] = entry
 
     def commit(self) -> None:
+        for fair_id in self.gone:
+            self.cache.drop(fair_id)
         for entry in self.changed.values():
             self.cache.put(entry)
 
@@ -158,9 +197,17 @@ class BatchConflictError(Exception):
 
 
 class Job(Protocol):
-    """One write request; ``order`` sorts a batch so every process locks rows in one order."""
+    """One write request; ``order`` sorts a batch so every process locks rows in one order.
+
+    ``quota`` says which rate limit the request is charged to (None: none),
+    or raises :class:`ApiError` for a request refused before any charge (a
+    move with the wrong token charges nothing to the game).  The writer
+    charges a whole batch at once before it runs the jobs it let through.
+    """
 
     @property
     def order(self) -> int: ...
+
+    def quota(self, view: BatchView) -> fair_store.Charge | None: ...
 
     def run(self, view: BatchView) -> dict[str, Any]: ...

@@ -37,7 +37,9 @@ class ServerConfig:
     at most ``analysis_positions`` positions of a game (the bound on the
     work per game; raise both when the solver is fast).  ``analyze`` False
     turns the background analysis off.  ``registered_only``: the leaderboard
-    ranks only games played with a registered name's secret.
+    ranks only games played with a registered name's secret.  The bounds,
+    quotas and expiry are described where they are enforced:
+    :mod:`.record_checks`, :mod:`.quotas`, :mod:`.sweeper`.
     """
 
     db: str | None = None
@@ -56,6 +58,19 @@ class ServerConfig:
     metrics_allow: tuple[str, ...] = attrs.field(default=(), converter=_strings)
     #: Rank only games played under a registered name (``serve --registered-only``).
     registered_only: bool = False
+    # ---- bounds, quotas and expiry (issue 18, sections 1 and 2)
+    #: ``POST /api/records``: the body, and the canonical JSON of the record's unknown keys.
+    max_record_bytes: int = 1024 * 1024
+    max_record_extra_bytes: int = 64 * 1024
+    #: Rate limits on (the defaults, changed by ``rate_limit_specs``) or off.
+    rate_limits: bool = True
+    rate_limit_specs: tuple[str, ...] = attrs.field(default=(), converter=_strings)
+    #: A game not started this long after it was made is removed (seconds).
+    unstarted_expiry_s: float = 600.0
+    #: A started game with no move for this long is finished as abandoned (seconds).
+    abandon_after_s: float = 86_400.0
+    #: Seconds between two passes of the expiry sweeper.
+    sweep_interval_s: float = 30.0
 
     def to_env(self) -> str:
         return json.dumps(attrs.asdict(self))

@@ -49,10 +49,11 @@ class MovesFastPath:
         await self.app(scope, receive, send)
 
     async def _move(self, fair_id: int, scope: Scope, receive: Receive, send: Send) -> None:
+        extra: dict[str, str] = {}
         try:
             status, answer = 200, await self._answer(fair_id, scope, receive)
         except ApiError as refusal:
-            status, answer = refusal.status, {"error": refusal.reason}
+            status, answer, extra = refusal.status, {"error": refusal.reason}, refusal.headers
         except Exception as exc:  # a bug: logged without values, answered as JSON
             log.error(
                 "internal error %s on POST %s\n%s",
@@ -68,6 +69,10 @@ class MovesFastPath:
         ]
         if status == 401:
             headers.append((b"www-authenticate", b"Bearer"))
+        headers.extend(
+            (name.lower().encode("latin-1"), value.encode("latin-1"))
+            for name, value in extra.items()
+        )
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 

@@ -7,6 +7,9 @@ from typing import Any
 
 from twenty48_replay import __version__
 
+#: The most entries one page of a list holds (``limit``); ``cursor`` gives the next page.
+MAX_PAGE = 100
+
 _ERROR = {"$ref": "#/components/schemas/Error"}
 _BOARD = {
     "type": "array",
@@ -29,12 +32,25 @@ def _errors(*codes: int) -> dict[str, Any]:
         409: "does not fit the game's state (already started, n already used by another "
         "move, not started, finished, not finished), or a name that looks the same as a "
         "registered one",
-        413: "body too large",
+        413: "body too large (a record: over --max-record-bytes, or its unknown keys over "
+        "--max-record-extra-bytes of canonical JSON)",
         422: "refused by the rules (a move that changes nothing, an invalid record, a name "
         "with invisible, filler or format characters)",
-        503: "the database could not take the write; nothing was stored, retry",
+        429: "over a rate limit (games, records and name registrations per client address, "
+        "moves per game); Retry-After gives the seconds to wait; nothing was done",
+        503: "busy (the database could not take the write, or every record checker is "
+        "taken); nothing was stored; retry, after Retry-After when given",
     }
-    return {str(code): _json(_ERROR, reasons[code]) for code in codes}
+    answers = {str(code): _json(_ERROR, reasons[code]) for code in codes}
+    for code in (429, 503):
+        if str(code) in answers:
+            answers[str(code)]["headers"] = {
+                "Retry-After": {
+                    "description": "seconds to wait before trying again",
+                    "schema": {"type": "integer", "minimum": 1},
+                }
+            }
+    return answers
 
 
 def _body(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
@@ -54,9 +70,23 @@ _LIMIT = [
     {
         "name": "limit",
         "in": "query",
-        "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 10},
-    }
+        "description": "entries on this page",
+        "schema": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE, "default": 10},
+    },
+    {
+        "name": "cursor",
+        "in": "query",
+        "description": "where the page starts: the next_cursor of the page before (opaque; "
+        "absent: the first page); a cursor this list did not give is a 400",
+        "schema": {"type": "string", "maxLength": 200, "pattern": "^[A-Za-z0-9_-]+$"},
+    },
 ]
+_NEXT = {
+    "next_cursor": {
+        "type": ["string", "null"],
+        "description": "the cursor of the next page, null on the last page",
+    }
+}
 _STATE = {
     "type": "object",
     "properties": {
@@ -111,15 +141,18 @@ def openapi_document() -> dict[str, Any]:
                             },
                         },
                         "the game id, its bearer token and the commitment (SHA-256 of the "
-                        "server seed); whether the name is registered",
+                        "server seed); whether the name is registered; a game not started "
+                        "within the unstarted expiry (10 minutes by default) is removed",
                     ),
-                    **_errors(400, 401, 403, 409, 413, 422, 503),
+                    **_errors(400, 401, 403, 409, 413, 422, 429, 503),
                 },
             }
         },
         "/api/games/{id}": {
             "get": {
-                "summary": "Public state of a game (the server seed only once finished)",
+                "summary": "Public state of a game (the server seed only once finished; "
+                "'abandoned' once finished: true when the server finished it because no move "
+                "came for the idle time, 24 h by default)",
                 "parameters": _ID,
                 "responses": {"200": _json(_STATE, "the game"), **_errors(404)},
             }
@@ -173,7 +206,7 @@ def openapi_document() -> dict[str, Any]:
                         },
                         "the board after the move and its spawn, sent after the commit",
                     ),
-                    **_errors(400, 401, 403, 404, 409, 413, 422, 503),
+                    **_errors(400, 401, 403, 404, 409, 413, 422, 429, 503),
                 },
             }
         },
@@ -202,26 +235,57 @@ def openapi_document() -> dict[str, Any]:
             "get": {
                 "summary": "Best finished fair games, one per player; ties: fewer moves, then "
                 "earlier end; with bot signals",
+                "description": "Abandoned games are never ranked.  Read a page at a time: "
+                "'limit' entries from 'cursor' on.",
                 "parameters": _LIMIT,
-                "responses": {"200": _json({"type": "object"}, "games"), **_errors(400)},
+                "responses": {
+                    "200": _json(
+                        {
+                            "type": "object",
+                            "properties": {
+                                "games": {"type": "array", "items": {"type": "object"}},
+                                "bot_thresholds": {"type": "object"},
+                                **_NEXT,
+                            },
+                        },
+                        "one page of games, each with its rank",
+                    ),
+                    **_errors(400),
+                },
             }
         },
         "/api/records": {
             "post": {
                 "summary": "Submit a self-seeded record: verified, stored, listed apart",
+                "description": "At most --max-record-bytes (1 MiB by default); its unknown "
+                "top-level keys at most --max-record-extra-bytes (64 KiB) of canonical JSON.  "
+                "Rate limited per client address.",
                 "requestBody": {
                     "required": True,
                     "content": {"application/json": {"schema": {"type": "object"}}},
                 },
                 "responses": {
                     "201": _json({"type": "object"}, "stored (or an exact duplicate)"),
-                    **_errors(400, 413, 422, 503),
+                    **_errors(400, 413, 422, 429, 503),
                 },
             },
             "get": {
-                "summary": "Submitted self-seeded records, best first",
+                "summary": "Submitted self-seeded records, best first (never their metadata)",
                 "parameters": _LIMIT,
-                "responses": {"200": _json({"type": "object"}, "records"), **_errors(400)},
+                "responses": {
+                    "200": _json(
+                        {
+                            "type": "object",
+                            "properties": {
+                                "self_seeded": {"type": "boolean"},
+                                "records": {"type": "array", "items": {"type": "object"}},
+                                **_NEXT,
+                            },
+                        },
+                        "one page of records: id, player, score, moves, max_tile, seed",
+                    ),
+                    **_errors(400),
+                },
             },
         },
         "/.well-known/twenty48-key": {

@@ -181,6 +181,11 @@ def token_from_header(header: str | None) -> str:
     return token
 
 
+def client_address(request: Request) -> str:
+    """The client's address, as the transport gives it (a trusted proxy's header included)."""
+    return request.client.host if request.client is not None else "unknown"
+
+
 def limit_param(request: Request, default: int, high: int) -> int:
     """The ``limit`` query parameter, 1..``high``, or 400."""
     raw = request.query_params.get("limit")

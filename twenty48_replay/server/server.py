@@ -1,4 +1,4 @@
-"""The running server's parts: the store, the key, the writer and the analyzer.
+"""The running server's parts: the store, the key, the writer, the analyzer and the sweeper.
 
 Its own module so that the application (:mod:`.app`) and the pages
 (:mod:`.pages`) both take it from below, neither from the other.
@@ -11,10 +11,13 @@ from collections.abc import Callable
 from typing import Any
 
 from twenty48_replay.errors import KeyFileError
-from twenty48_replay.server import key_rules
+from twenty48_replay.server import key_rules, write_jobs
 from twenty48_replay.server.bots import Analyzer
 from twenty48_replay.server.config import ServerConfig, key_path
 from twenty48_replay.server.health import Readiness
+from twenty48_replay.server.quotas import RateLimits
+from twenty48_replay.server.record_checks import RecordChecker
+from twenty48_replay.server.sweeper import Sweeper
 from twenty48_replay.server.writer import GroupWriter
 from twenty48_replay.signing import ServerKey
 from twenty48_replay.store import Store
@@ -24,13 +27,14 @@ SWITCH_INTERVAL = 0.0005
 
 
 class Server:
-    """The running server's parts: store, key, writer and analyzer."""
+    """The running server's parts: store, key, writer, analyzer, record checker and sweeper."""
 
     def __init__(
         self, config: ServerConfig, observe: Callable[[int, int], None] | None = None
     ) -> None:
         """``observe(jobs, moves)`` is told of each committed write batch (the metrics)."""
         self.config = config
+        self.limits = RateLimits.from_settings(config.rate_limits, config.rate_limit_specs)
         self.store = Store(config.db)
         try:
             self.key = ServerKey.load_or_create(key_path(config))
@@ -41,9 +45,11 @@ class Server:
         except BaseException:
             self.store.close()
             raise
-        self.writer = GroupWriter(self.store, self.key, observe=observe)
+        self.writer = GroupWriter(self.store, self.key, observe=observe, limits=self.limits)
         self.readiness = Readiness(self.writer)
         self.analyzer = Analyzer(self.store, config) if config.analyze else None
+        self.records = RecordChecker(config.max_record_extra_bytes)
+        self.sweeper = Sweeper(self.store, self.writer, config)
 
     def key_document(self) -> dict[str, Any]:
         """The published key set (SPEC 11.6): every key this server signed with, read from
@@ -51,6 +57,7 @@ class Server:
         return key_rules.key_set(key_rules.key_history(self.store)) or self.key.well_known()
 
     def start(self) -> None:
+        """Start the threads and processes (the sweeper needs the event loop: its own start)."""
         # The writer thread releases the interpreter lock for every database call
         # (sqlite3 and psycopg do) and must then wait for the event loop thread to
         # hand it back, which a busy loop does only every switch interval (5 ms by
@@ -58,11 +65,26 @@ class Server:
         # loop: 0.5 ms took the same machine from ~2,050 to ~2,500-2,900 moves/s.
         sys.setswitchinterval(SWITCH_INTERVAL)
         self.writer.start()
+        self.records.start()
         if self.analyzer is not None:
             self.analyzer.start()
 
     def stop(self) -> None:
         if self.analyzer is not None:
             self.analyzer.stop()
+        self.records.stop()
         self.writer.stop()
         self.store.close()
+
+    async def charge(self, name: str, subject: str) -> None:
+        """Charge one request of ``subject`` (an address) to the rate limit ``name``.
+
+        Raises :class:`ApiError` 429 with ``Retry-After`` when over the limit;
+        nothing when the limit is not in force.  The hook for endpoints whose
+        work is not a write job: a submitted record is charged before it is
+        read, a name (``POST /api/players``) before it is registered, with
+        :data:`twenty48_replay.server.quotas.REGISTER_NAME`.
+        """
+        charge = self.limits.charge(name, subject)
+        if charge is not None:
+            await self.writer.run(write_jobs.TakeToken(charge))

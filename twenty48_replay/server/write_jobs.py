@@ -24,7 +24,7 @@ from twenty48_replay.game import GameState
 from twenty48_replay.names import name_key
 from twenty48_replay.record import Record
 from twenty48_replay.replay import VerifyResult
-from twenty48_replay.server import answers
+from twenty48_replay.server import answers, quotas
 from twenty48_replay.server.api_errors import ApiError, conflict
 from twenty48_replay.server.batch_view import BatchView, Signer
 from twenty48_replay.server.live_games import Facts, GameEntry
@@ -34,6 +34,11 @@ from twenty48_replay.store import players as player_store
 
 #: Reloads a game may need when other processes keep appending to it.
 MAX_RELOADS = 8
+
+
+def expired(fair_id: int) -> ApiError:
+    """404 for a game that was never started in time (removed, or about to be)."""
+    return ApiError(404, f"no game with id {fair_id}: it was not started in time and has expired")
 
 
 def authorize(entry: GameEntry, token: str) -> None:
@@ -49,10 +54,17 @@ class RegisterPlayer:
     The answer is the only place the secret ever appears; the database
     keeps its SHA-256.  A name whose key (its confusable skeleton) is
     registered already is refused with 409, a banned one with 403.
+    Charged to the client's address (``register-name``).
     """
 
     name: str
+    address: str | None = None
     order: int = 0
+
+    def quota(self, view: BatchView) -> fair_store.Charge | None:
+        if self.address is None:
+            return None
+        return view.limits.charge(quotas.REGISTER_NAME, self.address)
 
     def run(self, view: BatchView) -> dict[str, Any]:
         key = name_key(self.name)
@@ -94,14 +106,20 @@ def _registered_name(view: BatchView, name: str, secret: str | None) -> bool:
 
 @attrs.frozen
 class CreateGame:
-    """``POST /api/games``: draw and commit the server seed.
+    """``POST /api/games``: draw and commit the server seed (charged to the client's address).
 
     ``secret``: the bearer secret of a registered name, if one was sent.
     """
 
     player: str
     secret: str | None = attrs.field(default=None, repr=False)
+    address: str | None = None
     order: int = 0
+
+    def quota(self, view: BatchView) -> fair_store.Charge | None:
+        if self.address is None:
+            return None
+        return view.limits.charge(quotas.CREATE_GAME, self.address)
 
     def run(self, view: BatchView) -> dict[str, Any]:
         registered = _registered_name(view, self.player, self.secret)
@@ -124,19 +142,29 @@ class CreateGame:
 
 @attrs.frozen
 class StartGame:
-    """``POST /api/games/{id}/start``: the client seed fixes the game seed."""
+    """``POST /api/games/{id}/start``: the client seed fixes the game seed.
+
+    A game made before ``made_after_ms`` and never started has expired: it is
+    gone (404) even before the sweeper removes its row.
+    """
 
     fair_id: int
     token: str
     client_seed: str
+    made_after_ms: int = 0
 
     @property
     def order(self) -> int:
         return self.fair_id
 
+    def quota(self, view: BatchView) -> fair_store.Charge | None:
+        return None
+
     def run(self, view: BatchView) -> dict[str, Any]:
         view.flush()
         entry = view.get(self.fair_id)
+        if entry.state is None and entry.row.created_ms < self.made_after_ms:
+            raise expired(self.fair_id)
         authorize(entry, self.token)
         for _ in range(MAX_RELOADS):
             if entry.state is not None or entry.finished:
@@ -172,6 +200,14 @@ class PlayMove:
     def order(self) -> int:
         return self.fair_id
 
+    def quota(self, view: BatchView) -> fair_store.Charge | None:
+        """Moves are limited per game, and charged only with the game's token."""
+        limit = view.limits.get(quotas.MOVE)
+        if limit is None:
+            return None
+        authorize(view.get(self.fair_id), self.token)
+        return limit.charge(str(self.fair_id))
+
     def run(self, view: BatchView) -> dict[str, Any]:
         entry = view.get(self.fair_id)
         authorize(entry, self.token)
@@ -200,6 +236,9 @@ class PlayMove:
             played = entry.letters[self.n - 1]
             if played != self.letter:
                 raise conflict(f"move {self.n} was already played, as {played}")
+            if not entry.complete:  # kept states missing (a game the sweeper finished)
+                entry = entry.with_checkpoints()
+                view.put(entry)
             return answers.replayed_answer(entry, self.n)
         if entry.finished:
             raise conflict("the game is finished")
@@ -216,7 +255,7 @@ class PlayMove:
             view.check_signer()  # the last move signs the record: refuse before writing
         if not view.append(entry.row.game_id or 0, entry.letters, self.letter, after, facts):
             return None
-        entry = attrs.evolve(entry, state=after, letters=entry.letters + self.letter)
+        entry = entry.played(self.letter, after)
         if facts.over:
             done = finish_entry(view, entry)
             if done is None:
@@ -238,6 +277,9 @@ class FinishGame:
     @property
     def order(self) -> int:
         return self.fair_id
+
+    def quota(self, view: BatchView) -> fair_store.Charge | None:
+        return None
 
     def run(self, view: BatchView) -> dict[str, Any]:
         view.flush()
@@ -268,6 +310,7 @@ def finished_answer(entry: GameEntry) -> dict[str, Any]:
         "id": entry.fair_id,
         **answers.state_answer(entry.state),
         "finished": True,
+        "abandoned": entry.abandoned,
         "server_seed": entry.row.server_seed,
         "client_seed": entry.row.client_seed,
         "commitment": entry.row.commitment,
@@ -279,19 +322,28 @@ def finished_answer(entry: GameEntry) -> dict[str, Any]:
 _CORE = frozenset(("format", "version", "seed", "moves", "score", "max_tile", "final_board"))
 
 
-def signed_record(entry: GameEntry, signer: Signer, now_ms: int) -> dict[str, Any]:
-    """The finished game as a signed v1 record with its ``fair`` object."""
+def signed_record(
+    entry: GameEntry, signer: Signer, now_ms: int, *, abandoned: bool = False
+) -> dict[str, Any]:
+    """The finished game as a signed v1 record with its ``fair`` object.
+
+    ``abandoned``: the server ends it because nobody played it; the record
+    says so (``"abandoned": true``, signed with the rest).
+    """
     assert entry.state is not None
     record = fair_store.fair_record(entry.row, entry.state, entry.letters, signer.key_id, now_ms)
-    return signer.sign_record(record.to_dict())
+    document = record.to_dict()
+    if abandoned:
+        document["abandoned"] = True
+    return signer.sign_record(document)
 
 
-def finish_entry(view: BatchView, entry: GameEntry) -> GameEntry | None:
+def finish_entry(view: BatchView, entry: GameEntry, *, abandoned: bool = False) -> GameEntry | None:
     """Sign and store the record of ``entry``; None if the game changed meanwhile."""
     assert entry.state is not None
     assert entry.row.game_id is not None
     view.flush()
-    record = signed_record(entry, view.signer, view.now_ms)
+    record = signed_record(entry, view.signer, view.now_ms, abandoned=abandoned)
     extra = {key: value for key, value in record.items() if key not in _CORE}
     if not fair_store.finish(
         view.connection,
@@ -317,6 +369,9 @@ class SubmitRecord:
     @property
     def order(self) -> int:
         return 0
+
+    def quota(self, view: BatchView) -> fair_store.Charge | None:
+        return None  # charged before the record was read (TakeToken)
 
     def run(self, view: BatchView) -> dict[str, Any]:
         view.flush()
@@ -345,6 +400,103 @@ class Ping:
     def order(self) -> int:
         return 0
 
+    def quota(self, view: BatchView) -> fair_store.Charge | None:
+        return None
+
     def run(self, view: BatchView) -> dict[str, Any]:
         view.check_signer()
         return {}
+
+
+# ------------------------------------------------------ quotas and expiry
+
+
+@attrs.frozen
+class TakeToken:
+    """A rate-limit charge alone, before work the writer does not do.
+
+    A record is charged before it is read and checked (the expensive part),
+    a name before it is registered: the job commits the charge, or is the
+    429 (see :meth:`Server.charge`).
+    """
+
+    charge: fair_store.Charge
+    order: int = 0
+
+    def quota(self, view: BatchView) -> fair_store.Charge | None:
+        return self.charge
+
+    def run(self, view: BatchView) -> dict[str, Any]:
+        return {}
+
+
+@attrs.frozen
+class ClaimLease:
+    """Take or renew a lease for this process (the sweeper: one per database)."""
+
+    name: str
+    holder: str
+    duration_ms: int
+    order: int = 0
+
+    def quota(self, view: BatchView) -> fair_store.Charge | None:
+        return None
+
+    def run(self, view: BatchView) -> dict[str, Any]:
+        held = fair_store.claim_lease(
+            view.connection, self.name, self.holder, view.now_ms, self.duration_ms
+        )
+        return {"held": held}
+
+
+@attrs.frozen
+class ExpireUnstarted:
+    """Remove games never started and created before ``created_before_ms`` (at most ``limit``)."""
+
+    created_before_ms: int
+    limit: int
+    order: int = 0
+
+    def quota(self, view: BatchView) -> fair_store.Charge | None:
+        return None
+
+    def run(self, view: BatchView) -> dict[str, Any]:
+        removed = fair_store.expire_unstarted(view.connection, self.created_before_ms, self.limit)
+        for fair_id in removed:
+            view.forget(fair_id)
+        stale = fair_store.sweep_rate_limits(view.connection, view.now_ms, self.limit)
+        return {"removed": removed, "rate_limits_swept": stale}
+
+
+@attrs.frozen
+class AbandonGame:
+    """Finish a game nobody played for too long: signed, labelled abandoned, never ranked.
+
+    ``known`` is the game as the sweeper read it (its projection and log);
+    the game is abandoned only if it still has the ``idle.moves`` moves it
+    had when it was found idle, so a move that came meanwhile keeps it alive.
+    """
+
+    idle: fair_store.IdleGame
+    known: GameEntry
+
+    @property
+    def order(self) -> int:
+        return self.idle.fair_id
+
+    def quota(self, view: BatchView) -> fair_store.Charge | None:
+        return None
+
+    def run(self, view: BatchView) -> dict[str, Any]:
+        view.flush()
+        entry = view.get(self.idle.fair_id, fresh=True, hint=self.known)
+        if entry.finished or entry.state is None or entry.moves != self.idle.moves:
+            return {"abandoned": False}
+        done = finish_entry(view, entry, abandoned=True)
+        if done is None:
+            return {"abandoned": False}
+        fair_store.mark_abandoned(
+            view.connection, entry.fair_id, view.now_ms, self.idle.last_move_ms
+        )
+        view.put(attrs.evolve(done, row=attrs.evolve(done.row, abandoned=True)))
+        return {"abandoned": True}

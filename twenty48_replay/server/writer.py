@@ -34,8 +34,11 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+import attrs
+
 from twenty48_replay.errors import StoreError, Twenty48Error
-from twenty48_replay.server.api_errors import ApiError
+from twenty48_replay.server import quotas
+from twenty48_replay.server.api_errors import ApiError, too_many
 from twenty48_replay.server.batch_view import (
     BatchConflictError,
     BatchView,
@@ -45,6 +48,7 @@ from twenty48_replay.server.batch_view import (
 )
 from twenty48_replay.server.write_jobs import Ping
 from twenty48_replay.store import Store
+from twenty48_replay.store import fair_games as fair_store
 from twenty48_replay.timestamps import now_ms
 
 log = logging.getLogger("twenty48.server")
@@ -73,12 +77,14 @@ class GroupWriter:
         *,
         max_batch: int = MAX_BATCH,
         observe: Callable[[int, int], None] | None = None,
+        limits: quotas.RateLimits | None = None,
     ) -> None:
         """``observe(jobs, moves)`` is told of each committed batch (the metrics)."""
         self.store = store
         self.signer = signer
         self.max_batch = max_batch
         self.observe = observe
+        self.limits = limits or quotas.RateLimits()
         self.cache = EntryCache()
         self._queue: queue.SimpleQueue[_Item | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._loop, name="twenty48-writer", daemon=True)
@@ -172,16 +178,26 @@ class GroupWriter:
     def _transaction(
         self, batch: list[_Item], *, deferred: bool
     ) -> list[dict[str, Any] | ApiError]:
-        results: list[dict[str, Any] | ApiError] = []
+        results: list[dict[str, Any] | ApiError | None] = [None] * len(batch)
         view: BatchView | None = None
         try:
             with self.store.transaction() as connection:
-                view = BatchView(connection, self.cache, self.signer, now_ms(), deferred=deferred)
-                for job, _future in batch:
+                view = BatchView(
+                    connection,
+                    self.cache,
+                    self.signer,
+                    now_ms(),
+                    deferred=deferred,
+                    limits=self.limits,
+                )
+                _charge(view, [job for job, _future in batch], results)
+                for i, (job, _future) in enumerate(batch):
+                    if results[i] is not None:
+                        continue
                     try:
-                        results.append(job.run(view))
+                        results[i] = job.run(view)
                     except ApiError as refusal:
-                        results.append(refusal)
+                        results[i] = refusal
                 view.flush()
         except BaseException:
             if view is not None:
@@ -189,7 +205,42 @@ class GroupWriter:
             raise
         view.commit()
         self._appended = view.appended
-        return results
+        return [result for result in results if result is not None]
+
+
+def _charge(
+    view: BatchView, jobs: list[Job], results: list[dict[str, Any] | ApiError | None]
+) -> None:
+    """Charge the batch's rate limits in one go; a job over its limit gets its 429 in ``results``.
+
+    Several jobs of one key (moves of one game, games of one address) are
+    one charge of that many requests; those beyond what was granted are
+    refused, the later ones first.
+    """
+    by_key: dict[str, list[int]] = {}
+    charges: dict[str, fair_store.Charge] = {}
+    for i, job in enumerate(jobs):
+        try:
+            charge = job.quota(view)
+        except ApiError as refusal:  # refused before any charge (a wrong token)
+            results[i] = refusal
+            continue
+        if charge is not None:
+            by_key.setdefault(charge.key, []).append(i)
+            charges[charge.key] = charge
+    if not charges:
+        return
+    grants = view.take(
+        [attrs.evolve(charge, count=len(by_key[key])) for key, charge in charges.items()]
+    )
+    for key, indexes in by_key.items():
+        grant = grants[key]
+        if grant.granted >= len(indexes):
+            continue
+        name = key.partition(":")[0]
+        wait = grant.retry_after_ms(view.now_ms) / 1000
+        for i in indexes[grant.granted :]:
+            results[i] = too_many(quotas.WHAT.get(name, "requests"), wait)
 
 
 def _settle(outcomes: list[_Outcome]) -> None:

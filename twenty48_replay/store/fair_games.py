@@ -27,15 +27,16 @@ from collections.abc import Sequence
 from typing import Any
 
 import attrs
-from sqlalchemy import case, delete, func, or_, select, update
+from sqlalchemy import and_, case, delete, func, or_, select, update
 from sqlalchemy.engine import Connection
 
+from twenty48_replay.board import Board
 from twenty48_replay.fair import FairInfo
 from twenty48_replay.game import GameState
 from twenty48_replay.names import name_key
 from twenty48_replay.record import Record, dumps_value
 from twenty48_replay.replay import VerifyResult
-from twenty48_replay.store import players, reads, writes
+from twenty48_replay.store import expiry, players, quotas, reads, writes
 from twenty48_replay.store.reads import GameInfo
 
 # The key history (issue 18, section 5): its SQL is store.server_keys', reached from here.
@@ -51,6 +52,7 @@ from twenty48_replay.store.server_keys import key_history as key_history
 from twenty48_replay.store.server_keys import signed_keys as signed_keys
 from twenty48_replay.store.tables import (
     CLIENT,
+    abandoned_games,
     bot_signals,
     fair_games,
     game_players,
@@ -78,6 +80,8 @@ class FairRow:
     started_ms: int | None
     finished_ms: int | None
     record: str | None
+    #: Finished by the server because no move came for too long (never ranked).
+    abandoned: bool = False
 
 
 def create(
@@ -129,9 +133,61 @@ def load(connection: Connection, fair_id: int) -> FairRow | None:
             fair_games.c.started_ms,
             fair_games.c.finished_ms,
             fair_games.c.record,
-        ).where(fair_games.c.id == fair_id)
+            abandoned_games.c.fair_id.is_not(None).label("abandoned"),
+        )
+        .outerjoin(abandoned_games, abandoned_games.c.fair_id == fair_games.c.id)
+        .where(fair_games.c.id == fair_id)
     ).first()
     return None if row is None else FairRow(**row._mapping)
+
+
+@attrs.frozen(slots=True)
+class Projection:
+    """A game's state after its last committed move, as its ``games`` row keeps it.
+
+    ``damage`` lists what is wrong with the row (see :class:`GameInfo`).
+    """
+
+    board: Board
+    score: int
+    moves: int
+    max_tile: int
+    won: bool
+    over: bool
+    damage: tuple[str, ...] = ()
+
+
+def public_game(connection: Connection, fair_id: int) -> tuple[FairRow, Projection | None] | None:
+    """A fair game as it stands, from its rows alone (no log is read or replayed).
+
+    The projection is None for a game not started yet.
+    """
+    row = load(connection, fair_id)
+    if row is None:
+        return None
+    if row.game_id is None:
+        return row, None
+    info = reads.get_game(connection, row.game_id)
+    projection = Projection(
+        info.board, info.score, info.move_count, info.max_tile, info.won, info.over, info.damage
+    )
+    return row, projection
+
+
+def game_log_since(connection: Connection, game_id: int, after: int) -> tuple[GameInfo, str]:
+    """A game's row and the moves after the first ``after`` (the log only grows).
+
+    A row that is not U, D, L or R reads as ``?`` (which no replay takes).
+    """
+    directions = connection.execute(
+        select(moves.c.direction)
+        .where(moves.c.game_id == game_id, moves.c.seq > after)
+        .order_by(moves.c.seq)
+    ).scalars()
+    letters = "".join(
+        d if type(d) is str and d in ("U", "D", "L", "R") else "?" for d in directions
+    )
+    return reads.get_game(connection, game_id), letters
 
 
 def start(
@@ -281,7 +337,8 @@ def move_times(connection: Connection, game_id: int, limit: int | None = None) -
 
 @attrs.frozen(slots=True)
 class BoardEntry:
-    """One line of the leaderboard, with its bot signals (None until analysed)."""
+    """One line of the leaderboard (``position``: its rank, 1 for the best), with its
+    bot signals (None until analysed)."""
 
     fair_id: int
     player: str
@@ -296,19 +353,47 @@ class BoardEntry:
     detail: SignalDetail | None = None
     #: Played with the secret of a registered name.
     registered: bool = False
+    #: Its rank (1 for the best); 0 where no rank is shown.
+    position: int = 0
+
+    def with_position(self, position: int) -> BoardEntry:
+        """This entry at rank ``position``."""
+        return attrs.evolve(self, position=position)
+
+    @property
+    def key(self) -> BoardKey:
+        """Where this entry sorts (a page's cursor is its last entry's key)."""
+        return BoardKey(self.score, self.moves, self.finished_ms, self.fair_id)
+
+
+@attrs.frozen(slots=True)
+class BoardKey:
+    """A place in the leaderboard's order: score, then fewer moves, then earlier end, then id."""
+
+    score: int
+    moves: int
+    finished_ms: int
+    fair_id: int
 
 
 def leaderboard(
-    connection: Connection, limit: int, *, registered_only: bool = False
+    connection: Connection,
+    limit: int,
+    after: BoardKey | None = None,
+    *,
+    registered_only: bool = False,
 ) -> list[BoardEntry]:
     """Finished fair games, best per player: score, then fewer moves, then earlier end.
 
-    Hidden games and banned names are left out (read from the moderation
-    log by this same query, so an action counts from the next request);
-    ``registered_only`` leaves out games not played under a registered name.
+    Abandoned games are never ranked.  Hidden games and banned names are
+    left out (read from the moderation log by this same query, so an action
+    counts from the next request); ``registered_only`` leaves out games not
+    played under a registered name.  ``after``: the page that follows the
+    entry with this key (keyset paging: stable while games finish).
     """
     visible = [
         fair_games.c.finished_ms.is_not(None),
+        expiry.not_abandoned(),
         fair_games.c.id.not_in(players.hidden_games()),
         or_(
             game_players.c.name_key.is_(None), game_players.c.name_key.not_in(players.banned_keys())
@@ -322,7 +407,7 @@ def leaderboard(
         fair_games.c.finished_ms.asc(),
         fair_games.c.id.asc(),
     )
-    ranked = (
+    best = (
         select(
             fair_games.c.id,
             fair_games.c.player,
@@ -341,26 +426,54 @@ def leaderboard(
         .where(*visible)
         .subquery()
     )
-    query = (
-        select(
-            *(c for c in ranked.c if c.name not in ("rank", "registered")),
-            *_DETAIL_COLUMNS,
-            ranked.c.registered,
-        )
-        .outerjoin(bot_signals, bot_signals.c.fair_id == ranked.c.id)
-        .where(ranked.c.rank == 1)
-        .order_by(
-            ranked.c.score.desc(),
-            ranked.c.move_count.asc(),
-            ranked.c.finished_ms.asc(),
-            ranked.c.id.asc(),
-        )
-        .limit(limit)
+    board_order = (
+        best.c.score.desc(),
+        best.c.move_count.asc(),
+        best.c.finished_ms.asc(),
+        best.c.id.asc(),
     )
+    ranked = (
+        select(
+            *(c for c in best.c if c.name != "rank"),
+            func.row_number().over(order_by=board_order).label("position"),
+        )
+        .where(best.c.rank == 1)
+        .subquery()
+    )
+    query = select(
+        *(c for c in ranked.c if c.name not in ("registered", "position")),
+        *_DETAIL_COLUMNS,
+        ranked.c.registered,
+        ranked.c.position,
+    ).outerjoin(bot_signals, bot_signals.c.fair_id == ranked.c.id)
+    if after is not None:
+        query = query.where(
+            _after(
+                (ranked.c.score, after.score, False),
+                (ranked.c.move_count, after.moves, True),
+                (ranked.c.finished_ms, after.finished_ms, True),
+                (ranked.c.id, after.fair_id, True),
+            )
+        )
+    query = query.order_by(ranked.c.position).limit(limit)
     return [
-        BoardEntry(*row[:9], detail=_detail(row[9:-1]), registered=bool(row[-1]))
+        BoardEntry(
+            *row[:9],
+            detail=_detail(row[9:-2]),
+            registered=bool(row[-2]),
+            position=int(row[-1]),
+        )
         for row in connection.execute(query).all()
     ]
+
+
+def _after(*keys: tuple[Any, int, bool]) -> Any:
+    """Rows after a place in a many-column order: (column, value, ascending) per column."""
+    (column, value, ascending), *rest = keys
+    beyond = column > value if ascending else column < value
+    if not rest:
+        return beyond
+    return or_(beyond, and_(column == value, _after(*rest)))
 
 
 # ============================================================== bot signals
@@ -685,15 +798,102 @@ def mark_submitted(connection: Connection, game_id: int, now_ms: int) -> bool:
     return True
 
 
-def submitted(connection: Connection, limit: int) -> list[GameInfo]:
-    """Submitted self-seeded records, best score first."""
-    ids = connection.execute(
-        select(games.c.id)
-        .join(submitted_records, submitted_records.c.game_id == games.c.id)
-        .order_by(games.c.score.desc(), games.c.move_count.asc(), games.c.id.asc())
-        .limit(limit)
-    ).scalars()
-    return [reads.get_game(connection, int(i)) for i in list(ids)]
+@attrs.frozen(slots=True)
+class SubmittedEntry:
+    """One submitted self-seeded record as the list shows it (never its metadata)."""
+
+    game_id: int
+    player: str | None
+    score: int
+    moves: int
+    max_tile: int
+    seed: str
+
+    @property
+    def key(self) -> SubmittedKey:
+        """Where this entry sorts (a page's cursor is its last entry's key)."""
+        return SubmittedKey(self.score, self.moves, self.game_id)
+
+
+@attrs.frozen(slots=True)
+class SubmittedKey:
+    """A place in the list of submitted records: score, then fewer moves, then id."""
+
+    score: int
+    moves: int
+    game_id: int
+
+
+def submitted(
+    connection: Connection, limit: int, after: SubmittedKey | None = None
+) -> list[SubmittedEntry]:
+    """Submitted self-seeded records, best score first (``after``: the page after that key).
+
+    Reads the listed columns only: a record's metadata (``games.extra``,
+    up to the record's whole size) is never loaded for a list.
+    """
+    query = select(
+        games.c.id,
+        games.c.player,
+        games.c.score,
+        games.c.move_count,
+        games.c.max_tile,
+        games.c.seed,
+    ).join(submitted_records, submitted_records.c.game_id == games.c.id)
+    if after is not None:
+        query = query.where(
+            _after(
+                (games.c.score, after.score, False),
+                (games.c.move_count, after.moves, True),
+                (games.c.id, after.game_id, True),
+            )
+        )
+    query = query.order_by(games.c.score.desc(), games.c.move_count.asc(), games.c.id.asc()).limit(
+        limit
+    )
+    return [SubmittedEntry(*row) for row in connection.execute(query).all()]
+
+
+# ======================================================== quotas and expiry
+# Issue 18, section 2.  Their SQL has modules of its own (store.quotas: rate
+# limits; store.expiry: unstarted and idle games, the sweeper's lease); the
+# server reaches it here, as it reaches all of its SQL.
+
+Charge = quotas.Charge
+Grant = quotas.Grant
+take_rate_limits = quotas.take_rate_limits
+sweep_rate_limits = quotas.sweep_rate_limits
+IdleGame = expiry.IdleGame
+claim_lease = expiry.claim_lease
+release_lease = expiry.release_lease
+expire_unstarted = expiry.expire_unstarted
+idle_games = expiry.idle_games
+mark_abandoned = expiry.mark_abandoned
+
+
+def idle_game_state(connection: Connection, fair_id: int) -> tuple[FairRow, GameState, str] | None:
+    """A started, unfinished game as its rows have it: (row, state, log); None if unusable.
+
+    The state is the projection's (board, score, moves), not a replay: the
+    sweeper finishes idle games without replaying them.  The log must match
+    the projection (move count and digest); a game that does not is left
+    for ``twenty48 check`` to report (None).
+    """
+    row = load(connection, fair_id)
+    if row is None or row.game_id is None or row.finished_ms is not None:
+        return None
+    info, letters = game_log(connection, row.game_id)
+    if (
+        info.damage
+        or info.extra is not None
+        or len(letters) != info.move_count
+        or reads.stored_digest(connection, row.game_id) != reads.log_digest(letters)
+    ):
+        return None
+    return row, GameState(info.seed, info.board, info.score, info.move_count), letters
+
+
+# ================================================= end of quotas and expiry
 
 
 # ---------------------------------------------------------------- operations

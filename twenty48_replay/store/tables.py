@@ -14,10 +14,12 @@ SHA-256 of each game's move string, kept with the projection) and stores
 score server's ``fair_games`` and ``submitted_records``; version 3 adds
 ``fair_evidence`` (what a fair-play client keeps when a server breaks a
 rule), ``bot_signals`` (the detail of each fair game's bot signals),
-``key_events`` (the keys the server signed with, and revocations), and
+``key_events`` (the keys the server signed with, and revocations),
 ``players``, ``game_players`` and ``moderation_log`` (registered names,
-who each fair game was played as, and the append-only moderation log).
-Earlier versions are frozen in :mod:`twenty48_replay.store.legacy`.
+who each fair game was played as, and the append-only moderation log), and
+the server's quotas and expiry (``rate_limits``, ``abandoned_games``,
+``server_leases``).  Earlier versions are frozen in
+:mod:`twenty48_replay.store.legacy`.
 """
 
 from __future__ import annotations
@@ -341,3 +343,46 @@ moderation_log = Table(
     Index("moderation_by_key", "name_key"),
 )
 # --------------------------------------------------------- end player names
+
+# ---------------------------------------------------------- quotas and expiry
+# (issue 18, section 2; read and written by store.quotas and store.expiry,
+# which the server reaches through store.fair_games)
+#
+# One rate limit's state per key ("<limit>:<subject>": an address, a game):
+# the generic cell rate algorithm keeps a single time per key, the
+# theoretical arrival time of the next request (``tat_ms``); a key whose
+# ``tat_ms`` has passed is a full bucket, the same as no row, and is swept.
+# ``granted`` is how many requests the last charge let through (a charge
+# computes it from the old ``tat_ms`` in the same UPDATE, so no second read
+# is needed).  In the database, not in a process, so that every server
+# process on one database shares the limits.
+rate_limits = Table(
+    "rate_limits",
+    metadata,
+    Column("key", String(300), primary_key=True),
+    Column("tat_ms", BigInteger, nullable=False),
+    Column("granted", Integer, nullable=False),
+    Index("rate_limits_by_tat", "tat_ms"),
+)
+
+# Fair games the server finished because no move came for too long: their
+# record is signed like any other (and says ``"abandoned": true``), they are
+# never ranked.  ``last_move_ms`` is when the game last changed.
+abandoned_games = Table(
+    "abandoned_games",
+    metadata,
+    Column("fair_id", Integer, ForeignKey("fair_games.id"), primary_key=True, autoincrement=False),
+    Column("abandoned_ms", BigInteger, nullable=False),
+    Column("last_move_ms", BigInteger, nullable=False),
+)
+
+# Work that one server process does for the whole database (the expiry
+# sweeper): whoever holds the named lease until ``until_ms`` does it, the
+# others wait; a lease that runs out (its process died) is taken over.
+server_leases = Table(
+    "server_leases",
+    metadata,
+    Column("name", String(64), primary_key=True),
+    Column("holder", String(128), nullable=False),
+    Column("until_ms", BigInteger, nullable=False),
+)

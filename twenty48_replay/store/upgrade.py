@@ -18,6 +18,9 @@ every analysed fair game analysed again: the signals of version 2 came from
 one shallow search only.  The key a version 2 server signed with is
 recorded by the next ``twenty48 serve`` that starts with its key file
 (:mod:`twenty48_replay.store.server_keys`), as only the key file holds it.
+Version 3 also adds the score server's quotas and expiry: ``rate_limits``,
+``abandoned_games`` and ``server_leases`` (all empty at first: no game of
+version 2 was abandoned, no limit was kept).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from twenty48_replay.names import name_key
 from twenty48_replay.store import dialects
 from twenty48_replay.store.tables import (
     SCHEMA_VERSION,
+    abandoned_games,
     bot_signals,
     escape_text,
     fair_evidence,
@@ -42,6 +46,8 @@ from twenty48_replay.store.tables import (
     meta,
     moderation_log,
     players,
+    rate_limits,
+    server_leases,
     submitted_records,
 )
 
@@ -63,7 +69,7 @@ def _set_version(connection: Connection, version: int) -> None:
 def to_v3(connection: Connection) -> None:
     """Version 2 to 3: fair-play evidence; bot-signal detail (every fair game
     analysed again); the server's key history, append-only like the move log;
-    player names and the moderation log."""
+    player names and the moderation log; the server's quotas and expiry."""
     fair_evidence.create(connection)
     bot_signals.create(connection)
     key_events.create(connection)
@@ -73,6 +79,11 @@ def to_v3(connection: Connection) -> None:
         .where(fair_games.c.analysis.in_(("done", "failed", "running")))
         .values(analysis="pending", analysis_ms=None)
     )
+    # ---- quotas and expiry (issue 18, section 2)
+    rate_limits.create(connection)
+    abandoned_games.create(connection)
+    server_leases.create(connection)
+    # ---- end of quotas and expiry
     _names_to_v3(connection)
     _set_version(connection, 3)
 

@@ -16,7 +16,9 @@
 //
 // A dropped connection or a 502/503/504 is sent again, unchanged: a move names
 // its number n, so the server answers a repeated n with the move from its log
-// instead of applying it twice.  Any other refusal rejects with ApiRefusal
+// instead of applying it twice.  A 429 (over the server's rate limit: nothing was
+// done) is sent again after its Retry-After (at most API_MAX_RETRY_AFTER_MS), so a
+// held-down key is slowed to the limit instead of ending the game.  Any other refusal rejects with ApiRefusal
 // (status and the server's one-line reason).  The token only ever goes into
 // the Authorization header; it is never logged or shown.
 //
@@ -35,6 +37,8 @@ import { JsonBigInt, JsonFloat, readJson } from "./json.js";
 
 export const API_RETRIES = 6;
 export const API_RETRY_STATUSES = Object.freeze([502, 503, 504]);
+export const API_RATE_LIMITED = 429;
+export const API_MAX_RETRY_AFTER_MS = 5000;
 export const API_DEADLINE_MS = 15000;
 export const API_MAX_ANSWER = 16 * 1024 * 1024;
 
@@ -74,6 +78,12 @@ export function apiListen(listener) {
 
 function apiDelay(attempt) {
   return new Promise((resolve) => setTimeout(resolve, Math.min(2000, 50 * 2 ** attempt)));
+}
+
+function apiRetryAfterMs(header) {
+  // A Retry-After in whole seconds, as the server sends it; 1 s when absent or unusable.
+  if (typeof header !== "string" || !/^[0-9]{1,6}$/.test(header)) return 1000;
+  return Math.min(API_MAX_RETRY_AFTER_MS, Math.max(100, Number(header) * 1000));
 }
 
 function apiPlain(value) {
@@ -149,10 +159,13 @@ async function apiExchange(method, path, body, token) {
   const late = () =>
     new ApiUnusable("no whole answer from the server to {request} within {seconds} s", { request: shown, seconds: API_DEADLINE_MS / 1000 });
   let failure = apiWords("no answer");
+  let wait = null; // what a 429 asked for (ms)
   for (let attempt = 0; attempt <= API_RETRIES; attempt++) {
     if (attempt > 0) {
-      if (Date.now() + Math.min(2000, 50 * 2 ** attempt) >= giveUp) break;
-      await apiDelay(attempt);
+      const pause = wait === null ? Math.min(2000, 50 * 2 ** attempt) : wait;
+      if (Date.now() + pause >= giveUp) break;
+      await (wait === null ? apiDelay(attempt) : new Promise((resolve) => setTimeout(resolve, pause)));
+      wait = null;
     }
     const left = giveUp - Date.now();
     if (left <= 0) throw late();
@@ -170,6 +183,12 @@ async function apiExchange(method, path, body, token) {
     } catch (error) {
       if ((signal !== null && signal.aborted) || Date.now() >= giveUp) throw late();
       failure = apiWords("cannot reach the server ({problem})", { problem: error && error.message ? error.message : error });
+      continue;
+    }
+    if (response.status === API_RATE_LIMITED) {
+      const parsed = bytes === null ? {} : apiParse(bytes);
+      failure = apiWords("the server answered {status}: {reason}", { status: 429, reason: apiReasonOf(parsed.value) || "rate limited" });
+      wait = apiRetryAfterMs(response.headers.get("Retry-After"));
       continue;
     }
     if (API_RETRY_STATUSES.includes(response.status)) {
