@@ -391,9 +391,9 @@ class HostileServer:
         path = handler.path.split("?", 1)[0]
         self.requests.append((method, path, body))
         if method == "GET" and path == "/":
-            self.send(
-                handler, 200, shells.PLAY_PAGE.encode(), "text/html; charset=utf-8", page=True
-            )
+            # The play page in English, or in Danish when asked for (?lang=da).
+            shell = shells.play_page("da" if "lang=da" in handler.path else "en")
+            self.send(handler, 200, shell.encode(), "text/html; charset=utf-8", page=True)
             return
         asset = _ASSET_PATH.fullmatch(path)
         if method == "GET" and asset:

@@ -13,24 +13,31 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pytest
 from babel.messages.pofile import read_po
 from browser import BrowserPage
 from conftest import EXAMPLES, ROOT, VECTORS, run_cli
+from hostile_server import HostileServer
 from server_harness import ServerProcess
+from test_fair_client import CLIENT_SEED, MOVES
+from test_fair_client_browser import play_on_the_page, python_verdict
 from test_web_server import finished_game, get
 
+from twenty48_replay.i18n import translations
 from twenty48_replay.reasons import TEMPLATES
 from twenty48_replay.server.language import from_accept_language
 from twenty48_replay.web.messages import (
     JS_REASON_CODES,
+    LEADERBOARD_PAGE_MESSAGES,
     PAGE_MESSAGES,
+    PLAY_PAGE_MESSAGES,
     WITNESS_CODES,
     page_catalog,
     page_messages,
     reason_templates_js,
+    served_catalog,
     witness_templates_js,
 )
 
@@ -274,3 +281,259 @@ def test_error_pages_follow_the_readers_language(served: ServerProcess) -> None:
     danish = get(served, "/api/games/999999", **{"Accept-Language": "da"})
     assert english[0] == danish[0] == 404
     assert english[2] == danish[2]
+
+
+# ---------------------------------------------------------------- the play and leaderboard pages
+
+SAID_LITERAL = re.compile(r'\bsay\(\s*"((?:[^"\\]|\\.)*)"')
+#: Placeholders and the words around them: the English a person could read.
+PLACEHOLDER = re.compile(r"\{[a-z_]+\}")
+
+
+def said_literals(module: str) -> set[str]:
+    return set(SAID_LITERAL.findall((JS / module).read_text(encoding="utf-8")))
+
+
+def test_every_word_the_play_and_leaderboard_scripts_say_is_in_the_catalog() -> None:
+    play = said_literals("play_page.js")
+    play |= set(
+        re.findall(r'reveal\((?:[^"]*\? )?"([A-Z][^"]+)"', (JS / "play_page.js").read_text())
+    )
+    client = (JS / "api_client.js").read_text(encoding="utf-8")
+    client += (JS / "play_page.js").read_text(encoding="utf-8")
+    client_words = set(re.findall(r'(?:new ApiUnusable|apiWords)\(\s*"((?:[^"\\]|\\.)*)"', client))
+    assert len(client_words) == 7, client_words
+    play |= client_words
+    assert {"Game over", "Game ended", "none yet", "Not fair"} <= play
+    assert len(play) > 20
+    assert play <= set(PLAY_PAGE_MESSAGES), play - set(PLAY_PAGE_MESSAGES)
+    board = said_literals("leaderboard_page.js")
+    assert {"replay", "bot?", "1 player.", "registered name: played with its secret"} <= board
+    assert board <= set(LEADERBOARD_PAGE_MESSAGES), board - set(LEADERBOARD_PAGE_MESSAGES)
+    with PO.open("rb") as handle:
+        po = read_po(handle, locale="da")
+    for words in (PLAY_PAGE_MESSAGES, LEADERBOARD_PAGE_MESSAGES):
+        catalog = served_catalog("da", words)
+        assert catalog is not None
+        # The page's words, and every reason the play witness and the verifier may give.
+        assert set(words) | {TEMPLATES[code] for code in WITNESS_CODES} <= set(catalog)
+        for english, danish in catalog.items():
+            message = po.get(english)
+            assert message is not None, english
+            assert message.string == danish, english
+        assert served_catalog("en", words) is None
+
+
+def english_fragments(words: tuple[str, ...], language: str = "da") -> set[str]:
+    """The English pieces of ``words`` that a page in ``language`` must not show.
+
+    Words the catalog keeps as they are (``Fair play``, ``bot?``) are left out,
+    and so are short pieces between placeholders (a number's neighbour like ``.``).
+    """
+    tr = translations(language).gettext
+    pieces: set[str] = set()
+    for english in words:
+        if tr(english) == english:
+            continue
+        pieces |= {p.strip() for p in PLACEHOLDER.split(english) if len(p.strip()) >= 6}
+    return pieces
+
+
+def shell_words(html: str) -> set[str]:
+    """What a reader sees of a shell without its scripts: text, titles, placeholders, labels."""
+    without = re.sub(r"<script\b.*?</script>", "", html, flags=re.DOTALL)
+    seen = set(re.findall(r">([^<>]+)<", without))
+    seen |= set(re.findall(r'(?:placeholder|aria-label|title)="([^"]*)"', without))
+    return {" ".join(text.split()) for text in seen if text.strip()}
+
+
+def test_served_play_and_leaderboard_pages_follow_the_reader(served: ServerProcess) -> None:
+    for path, kind in (("/", "play"), ("/leaderboard", "leaderboard")):
+        status, headers, body = get(served, path)
+        english = body.decode()
+        assert status == 200
+        assert '<html lang="en">' in english
+        assert "t48-messages" not in english  # an English page carries no catalog
+        assert "Accept-Language" in headers["vary"]
+        assert 'href="?lang=da"' in english
+        assert ">Dansk<" in english
+        status, headers, body = get(served, path, **{"Accept-Language": "da"})
+        danish = body.decode()
+        assert '<html lang="da">' in danish
+        assert 'id="t48-messages"' in danish
+        assert "set-cookie" not in headers
+        assert headers["content-security-policy"] == get(served, path)[1]["content-security-policy"]
+        seen = shell_words(danish)
+        assert {"Spil", "Topliste", "English", "Dansk"} <= seen, (kind, seen)
+        # Only the words Danish keeps as they are appear in both pages.
+        same = shell_words(english) & seen
+        assert same <= {
+            "English",
+            "Dansk",
+            "2048",
+            "#",
+            "Fair play",
+            "fair play",
+            "Commitment",
+            "/openapi.json",
+            ").",
+            "0",
+        }, (kind, same)
+        # The switch: ?lang= speaks that language and is remembered in a cookie.
+        status, headers, body = get(served, path + "?lang=da")
+        assert '<html lang="da">' in body.decode()
+        assert headers["set-cookie"].startswith("t48_lang=da;")
+        status, headers, body = get(served, path, Cookie="t48_lang=da")
+        assert '<html lang="da">' in body.decode()
+        status, headers, body = get(served, path + "?lang=xx", Cookie="t48_lang=zz")
+        assert status == 200
+        assert body.decode() == english
+    # API clients at "/" still get the JSON index, whatever the language.
+    status, headers, body = get(served, "/", Accept="application/json", **{"Accept-Language": "da"})
+    assert status == 200
+    assert headers["content-type"].startswith("application/json")
+
+
+def page_text(page: Any) -> str:
+    """Everything a reader sees: the text, the title, and titles, placeholders and labels."""
+    text: str = page.evaluate(
+        "() => [document.title, document.body.innerText, ...[...document.querySelectorAll("
+        "'[title],[placeholder],[aria-label]')].flatMap(e => [e.title, e.placeholder || '',"
+        " e.getAttribute('aria-label') || ''])].join('\\n')"
+    )
+    return text
+
+
+def assert_no_english(text: str, words: tuple[str, ...]) -> None:
+    shown = " ".join(text.split())
+    left = sorted(piece for piece in english_fragments(words) if piece in shown)
+    assert not left, left
+
+
+PLAY_SHELL_WORDS: Final = (
+    "Score",
+    "Moves",
+    "Name",
+    "your name",
+    "Your seed",
+    "random",
+    "New game",
+    "End game",
+    "Replay and verify this game",
+    "Type a name and press New game.",
+    "game board",
+    "Arrow keys or WASD · swipe on a touch screen",
+    "none yet",
+    "revealed when the game ends",
+    "Leaderboard",
+    "Server seed",
+    "End and sign",
+    "Keep playing",
+    "Keep this name mine",
+    "Only this browser can then play the name here: it keeps the name's secret",
+)
+BOARD_SHELL_WORDS: Final = (
+    "Leaderboard",
+    "Player",
+    "Score",
+    "Max tile",
+    "Moves",
+    "Ended",
+    "Replay",
+    "Loading…",
+)
+
+
+def play_one_game(page: Any, url: str) -> None:
+    page.goto(url)
+    page.fill("#player", "sprog")
+    page.click("#new-game-button")
+    page.wait_for_selector("#game[data-state=playing]")
+    for key in ("ArrowLeft", "ArrowUp", "ArrowRight", "ArrowDown"):
+        page.keyboard.press(key)
+    page.wait_for_function("() => document.getElementById('game').dataset.pending === '0'")
+    page.click("#finish")
+    page.wait_for_selector("#confirm-end:not([hidden])")
+
+
+def test_danish_play_and_leaderboard_pages_show_no_english(
+    served: ServerProcess, browser_page: BrowserPage
+) -> None:
+    page = browser_page.page
+    words = (*PLAY_PAGE_MESSAGES, *PLAY_SHELL_WORDS)
+    play_one_game(page, served.url + "/?lang=da")
+    asking = page_text(page)
+    assert "Afslut og underskriv spil" in asking
+    assert_no_english(asking, words)
+    page.click("#confirm-end-yes")
+    page.wait_for_selector("#game[data-fair=checked]")
+    page.wait_for_selector("#game[data-state=over]")
+    ended = page_text(page)
+    assert "Spillet sluttede. Underskrev spil" in ended
+    assert "✓ Hvert svar fulgte reglerne" in ended
+    assert_no_english(ended, words)
+    # The cookie keeps Danish for the next page: the leaderboard, with the game just played.
+    page.click('header.site a[href="/leaderboard"]')
+    page.wait_for_selector("#leaderboard[data-state=ready]")
+    board = page_text(page)
+    assert "genafspil" in board
+    assert "Topliste" in board
+    assert_no_english(board, (*LEADERBOARD_PAGE_MESSAGES, *BOARD_SHELL_WORDS))
+    # The switch back: English as before.
+    page.click('header.site a[hreflang="en"]')
+    page.wait_for_selector("#leaderboard[data-state=ready]")
+    assert page.locator("h1").text_content() == "Leaderboard"
+    assert page.locator("#rows a").first.text_content() == "replay"
+    assert browser_page.errors == []
+
+
+def test_english_play_page_says_what_it_said(
+    served: ServerProcess, browser_page: BrowserPage
+) -> None:
+    page = browser_page.page
+    play_one_game(page, served.url + "/?lang=en")
+    assert page.text_content("#confirm-end-text") == (
+        f"End and sign game {page.get_attribute('#game', 'data-game-id')} now? "
+        "Its score counts as it stands."
+    )
+    page.click("#confirm-end-yes")
+    page.wait_for_selector("#game[data-fair=checked]")
+    status = page.text_content("#status") or ""
+    assert status.startswith("Game ended. Signed game ")
+    assert status.endswith("; the replay page checks its record. Press New game to play again.")
+    assert (page.text_content("#fair-check") or "").startswith("✓ Every answer followed the rules")
+    assert page.locator("header.site nav a").all_text_contents()[:2] == ["Play", "Leaderboard"]
+    assert browser_page.errors == []
+
+
+@pytest.mark.parametrize("lie", ["wrong-score", "commitment-upper", "deep-nesting"])
+def test_danish_play_page_gives_the_fair_verdict_in_danish(
+    lie: str, browser_page: BrowserPage
+) -> None:
+    """The verdict line is read in Danish from its code; the evidence keeps the English line."""
+    with HostileServer(lie, drip=2.0) as server:
+        letters = server.honest_letters(CLIENT_SEED, MOVES)
+        seen = play_on_the_page(browser_page, server.url + "/?lang=da&", letters)
+        evidence = browser_page.page.evaluate(
+            "() => window.localStorage.getItem('twenty48.evidence')"
+        )
+    line = seen["line"]
+    assert line.startswith("✗ "), seen
+    if lie == "wrong-score":
+        assert seen["fair"] == "broken"
+        assert "bryder reglerne" in line, line
+        assert "breaks the rules" not in line, line
+        kept = json.loads(evidence)[0]
+        english = python_verdict(lie, letters)
+        assert kept["verdict"] == english  # the evidence is the same in every language
+        assert kept["verdict_code"]["code"] == "witness.broken"
+    else:
+        assert seen["fair"] == "unusable"
+        assert "kan ikke bruges" in line, line
+        assert "is unusable" not in line, line
+        if lie == "deep-nesting":  # the client's own words, and the JSON reader's sentence
+            assert "serverens svar på POST /api/games/1/moves kan ikke bruges" in line, line
+            assert "indlejret for dybt" in line, line
+    assert_no_english(
+        browser_page.page.evaluate("() => document.body.innerText"), PLAY_PAGE_MESSAGES
+    )

@@ -1,13 +1,13 @@
 """The server's web pages: ``/`` (play), ``/leaderboard``, ``/games/{id}`` and ``/static/``.
 
-The pages are thin: the play and leaderboard pages are constant HTML
-shells (:mod:`.shells`) whose ES modules (``web/js``) talk to the same JSON
-API as every other client, and ``/games/{id}`` is the self-verifying
-document of the HTML export (:mod:`twenty48_replay.web.page`) built from
-the game's signed record, with this server's key set (every key it signed
-with, and when) as the trusted keys.  Nothing here reveals more than the
-API does: an unfinished game has no replay page (its record, and the server
-seed in it, do not exist yet).
+The pages are thin: the play and leaderboard pages are HTML shells
+(:mod:`.shells`, one per language: the reader's, see :mod:`.language`) whose
+ES modules (``web/js``) talk to the same JSON API as every other client,
+and ``/games/{id}`` is the self-verifying document of the HTML export
+(:mod:`twenty48_replay.web.page`) built from the game's signed record, with
+this server's key set (every key it signed with, and when) as the trusted
+keys.  Nothing here reveals more than the API does: an unfinished game has
+no replay page (its record, and the server seed in it, do not exist yet).
 
 Refusals are the API's (``{"error": reason}`` with a 4xx), so a bad id or
 an unknown file is a 404 like any unknown path; a browser (``Accept`` naming
@@ -93,10 +93,10 @@ def routes(wrap: Wrap, json_index: PageHandler) -> list[Route]:
     async def play(request: Request, server: Server) -> Response:
         if wants_json(request):
             return await json_index(request, server)
-        return html_page(request, shells.PLAY_PAGE)
+        return _in_language(request, shells.play_page)
 
     async def leaderboard(request: Request, _server: Server) -> Response:
-        return html_page(request, shells.LEADERBOARD_PAGE)
+        return _in_language(request, shells.leaderboard_page)
 
     async def js_file(request: Request, _server: Server) -> Response:
         return _asset(request, index, "js")
@@ -114,6 +114,16 @@ def routes(wrap: Wrap, json_index: PageHandler) -> list[Route]:
         Route("/static/js/{name}", page(js_file), methods=["GET"]),
         Route("/static/{name}", page(static_file), methods=["GET"]),
     ]
+
+
+def _in_language(request: Request, shell: Callable[[str], str]) -> Response:
+    """A page shell in the reader's language (:mod:`.language`), remembering a switch."""
+    language, remember = page_language(request)
+    response = html_page(request, shell(language))
+    response.headers["Vary"] = "Accept-Language, Cookie"
+    if remember is not None:
+        response.headers["Set-Cookie"] = cookie_header(remember)
+    return response
 
 
 def _asset(request: Request, index: AssetIndex, folder: str) -> Response:

@@ -107,6 +107,72 @@ WITNESS_CODES: Final = tuple(
 )
 
 
+#: Words of the play page's script (play_page.js's ``say``), marked for the catalog; a test
+#: checks that every literal the script says is here.
+PLAY_PAGE_MESSAGES: Final = (
+    N_("Type a name first: the leaderboard shows it."),
+    N_("Your seed is longer than 128 characters."),
+    N_("Asking the server for a game…"),
+    N_("Commitment received; sending your seed…"),
+    N_("Your move: arrow keys, WASD or swipe."),
+    N_("Could not start a game: {reason}"),
+    N_("This name is registered here, and its secret is not in this browser: choose another name."),
+    N_("Registering the name…"),
+    N_("Move not played: {reason}"),
+    N_("Game over"),
+    N_("Game ended"),
+    N_("2048! Keep going for a higher score."),
+    N_("End and sign game {id} now? Its score counts as it stands."),
+    N_("Could not end the game: {reason}"),
+    N_("The game ended, but it could not be checked: {reason}"),
+    N_(
+        "✓ Every answer followed the rules, SHA-256 of the server seed is the commitment you "
+        "saw before your first move, and the signed record replays to exactly the game you "
+        "were shown."
+    ),
+    N_("1 move"),
+    N_("{count} moves"),
+    N_(
+        "{title}. Signed game {id}: {score} points in {moves}, largest tile {tile}; the replay "
+        "page checks its record. Press New game to play again."
+    ),
+    N_("Not fair"),
+    N_("Stopped"),
+    N_("The server broke the rules; the game is stopped. The evidence is kept in this browser."),
+    N_("The server's answer cannot be used; the game is stopped."),
+    N_("✓ SHA-256 of the server seed is the commitment you saw before your first move."),
+    N_("✗ The revealed server seed does not match the commitment: this game was not fair."),
+    N_("Game resumed: your move."),
+    N_("none yet"),
+    N_("revealed when the game ends"),
+    # api_client.js's own words (ApiUnusable, and ApiRefusal when the server is out of reach)
+    N_("no whole answer from the server to {request} within {seconds} s"),
+    N_("no answer"),
+    N_("cannot reach the server ({problem})"),
+    N_("the server answered {status}: {reason}"),
+    N_("the server's answer to {request} is unusable: it is over {limit} bytes"),
+    N_("the server's answer to {request} is unusable: {problem}"),
+    N_("the server's answer to the registration holds no secret"),
+)
+
+#: The JSON reader's sentences (json.js), said in the page's language where the play page
+#: shows why an answer is unusable.
+JSON_READER_CODES: Final = tuple(code for code in TEMPLATES if code.startswith("json."))
+
+#: Words of the leaderboard page's script (leaderboard_page.js's ``say``).
+LEADERBOARD_PAGE_MESSAGES: Final = (
+    N_("bot?"),
+    N_("registered name: played with its secret"),
+    N_("suspected bot: engine-match rate or time between moves beyond the server's thresholds"),
+    N_("replay"),
+    N_("Could not load the leaderboard: {reason}"),
+    N_("No finished fair game yet."),
+    N_("Play the first one."),
+    N_("1 player."),
+    N_("{count} players."),
+)
+
+
 def _generated(name: str, constant: str, codes: tuple[str, ...]) -> str:
     table = {code: TEMPLATES[code] for code in codes}
     body = json.dumps(table, ensure_ascii=False, indent=2)
@@ -146,12 +212,33 @@ def page_catalog(language: str) -> dict[str, str] | None:
     return {message: catalog.gettext(message) for message in page_messages()}
 
 
+def served_catalog(language: str, words: tuple[str, ...]) -> dict[str, str] | None:
+    """``{english: translation}`` of a served page's ``words`` and of every reason its
+    scripts may show (the verifier's and the play witness's); None for English.
+
+    Read from the compiled catalog, as :func:`page_catalog` is.  Raises ValueError
+    for a language that is not one of :data:`twenty48_replay.i18n.LANGUAGES`.
+    """
+    if language not in LANGUAGES:
+        raise ValueError(f"unknown language {language!r}")
+    if language == ENGLISH:
+        return None
+    catalog = translations(language)
+    codes = (*JS_REASON_CODES, *WITNESS_CODES, *JSON_READER_CODES)
+    messages = dict.fromkeys([*words, *(TEMPLATES[code] for code in codes)])
+    return {message: catalog.gettext(message) for message in messages}
+
+
 __all__ = [
+    "JSON_READER_CODES",
     "JS_REASON_CODES",
+    "LEADERBOARD_PAGE_MESSAGES",
     "PAGE_MESSAGES",
+    "PLAY_PAGE_MESSAGES",
     "WITNESS_CODES",
     "page_catalog",
     "page_messages",
     "reason_templates_js",
+    "served_catalog",
     "witness_templates_js",
 ]

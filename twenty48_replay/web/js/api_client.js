@@ -28,6 +28,10 @@
 // refused).  An answer that breaks these bounds rejects with ApiUnusable (the game cannot
 // go on; the CLI's exit 2).  Objects come back as plain objects; a number with a fraction
 // or too large stays a JsonFloat / JsonBigInt, which no shape check takes for an integer.
+//
+// The client's own words (an unusable answer, a server out of reach) are English templates
+// with values: .message is the English text, and .words = {template, values} lets a page say
+// them in its language (play_page.js; the templates are in web/messages.py's catalog list).
 
 import { JsonBigInt, JsonFloat, readJson } from "./json.js";
 
@@ -40,21 +44,32 @@ export const API_MAX_ANSWER = 16 * 1024 * 1024;
 
 let apiListener = null;
 
+// An English template with its {name} fields filled in from values.
+function apiFill(template, values) {
+  return template.replace(/\{([a-z_]+)\}/g, (match, name) => (name in values ? String(values[name]) : match));
+}
+
 export class ApiRefusal extends Error {
-  constructor(status, reason) {
+  constructor(status, reason, words = null) {
     super(status === null ? reason : "server answered " + status + ": " + reason);
     this.name = "ApiRefusal";
     this.status = status; // null: the server could not be reached
     this.reason = reason;
+    this.words = words; // the client's own words ({template, values}); null: the server's reason
   }
 }
 
 export class ApiUnusable extends Error {
-  constructor(message) {
-    super(message);
+  constructor(template, values = {}) {
+    super(apiFill(template, values));
     this.name = "ApiUnusable";
     this.kind = "unusable";
+    this.words = { template, values };
   }
+}
+
+function apiWords(template, values = {}) {
+  return { template, values, text: apiFill(template, values) };
 }
 
 export function apiListen(listener) {
@@ -141,8 +156,9 @@ async function apiExchange(method, path, body, token) {
   }
   const shown = method + " " + path;
   const giveUp = Date.now() + API_DEADLINE_MS;
-  const late = () => new ApiUnusable("no whole answer from the server to " + shown + " within " + API_DEADLINE_MS / 1000 + " s");
-  let failure = "no answer";
+  const late = () =>
+    new ApiUnusable("no whole answer from the server to {request} within {seconds} s", { request: shown, seconds: API_DEADLINE_MS / 1000 });
+  let failure = apiWords("no answer");
   let wait = null; // what a 429 asked for (ms)
   for (let attempt = 0; attempt <= API_RETRIES; attempt++) {
     if (attempt > 0) {
@@ -166,32 +182,35 @@ async function apiExchange(method, path, body, token) {
       bytes = await apiReadBounded(response, signal);
     } catch (error) {
       if ((signal !== null && signal.aborted) || Date.now() >= giveUp) throw late();
-      failure = "cannot reach the server (" + (error && error.message ? error.message : error) + ")";
+      failure = apiWords("cannot reach the server ({problem})", { problem: error && error.message ? error.message : error });
       continue;
     }
     if (response.status === API_RATE_LIMITED) {
       const parsed = bytes === null ? {} : apiParse(bytes);
-      failure = "the server answered 429: " + (apiReasonOf(parsed.value) || "rate limited");
+      failure = apiWords("the server answered {status}: {reason}", { status: 429, reason: apiReasonOf(parsed.value) || "rate limited" });
       wait = apiRetryAfterMs(response.headers.get("Retry-After"));
       continue;
     }
     if (API_RETRY_STATUSES.includes(response.status)) {
       const parsed = bytes === null ? {} : apiParse(bytes);
-      failure = "the server answered " + response.status + ": " + (apiReasonOf(parsed.value) || response.statusText || "unavailable");
+      failure = apiWords("the server answered {status}: {reason}", {
+        status: response.status,
+        reason: apiReasonOf(parsed.value) || response.statusText || "unavailable",
+      });
       continue;
     }
-    if (bytes === null) throw new ApiUnusable("the server's answer to " + shown + " is unusable: it is over " + API_MAX_ANSWER + " bytes");
+    if (bytes === null) throw new ApiUnusable("the server's answer to {request} is unusable: it is over {limit} bytes", { request: shown, limit: API_MAX_ANSWER });
     const parsed = apiParse(bytes);
     if (response.status >= 400) {
       if (apiListener !== null && "value" in parsed) apiListener(shown, body, response.status, parsed.value);
       throw new ApiRefusal(response.status, apiReasonOf(parsed.value) || response.statusText || "refused");
     }
-    if (!("value" in parsed)) throw new ApiUnusable("the server's answer to " + shown + " is unusable: " + parsed.error);
+    if (!("value" in parsed)) throw new ApiUnusable("the server's answer to {request} is unusable: {problem}", { request: shown, problem: parsed.error });
     if (apiListener !== null) apiListener(shown, body, response.status, parsed.value);
     return { status: response.status, bytes, value: parsed.value };
   }
   if (Date.now() >= giveUp) throw late();
-  throw new ApiRefusal(null, failure);
+  throw new ApiRefusal(null, failure.text, { template: failure.template, values: failure.values });
 }
 
 export async function apiCall(method, path, body = null, token = null) {

@@ -5,6 +5,7 @@
 // A registered name (played with its secret) gets a check mark.
 
 import { apiLeaderboard } from "./api_client.js";
+import { pageLanguage, say } from "./page_words.js";
 
 const LEADERBOARD_LIMIT = 100;
 
@@ -23,7 +24,8 @@ function leaderboardWhen(iso) {
   if (typeof iso !== "string" || Number.isNaN(when.getTime())) {
     return "";
   }
-  return when.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+  const language = pageLanguage();
+  return when.toLocaleString(language === "en" ? undefined : language, { dateStyle: "medium", timeStyle: "short" });
 }
 
 function leaderboardRow(game) {
@@ -36,14 +38,14 @@ function leaderboardRow(game) {
     const mark = document.createElement("span");
     mark.className = "registered-mark";
     mark.textContent = "\u2713";
-    mark.title = "registered name: played with its secret";
+    mark.title = say("registered name: played with its secret");
     player.append(mark);
   }
   if (game.suspected_bot) {
     const flag = document.createElement("span");
     flag.className = "bot-flag";
-    flag.textContent = "bot?";
-    flag.title = "suspected bot: engine-match rate or time between moves beyond the server's thresholds";
+    flag.textContent = say("bot?");
+    flag.title = say("suspected bot: engine-match rate or time between moves beyond the server's thresholds");
     player.append(flag);
   }
   leaderboardCell(row, String(game.score), "num score");
@@ -56,7 +58,7 @@ function leaderboardRow(game) {
   const replay = leaderboardCell(row, "");
   const link = document.createElement("a");
   link.href = "/games/" + encodeURIComponent(String(game.id));
-  link.textContent = "replay";
+  link.textContent = say("replay");
   replay.append(link);
   return row;
 }
@@ -68,7 +70,7 @@ async function leaderboardLoad() {
   try {
     answer = await apiLeaderboard(LEADERBOARD_LIMIT);
   } catch (error) {
-    status.textContent = "Could not load the leaderboard: " + (error.reason || error.message || error);
+    status.textContent = say("Could not load the leaderboard: {reason}", { reason: error.reason || error.message || error });
     status.className = "status error";
     root.dataset.state = "error";
     return;
@@ -78,13 +80,13 @@ async function leaderboardLoad() {
   body.replaceChildren(...games.map(leaderboardRow));
   document.getElementById("board-table").hidden = games.length === 0;
   if (games.length === 0) {
-    status.replaceChildren("No finished fair game yet. ");
+    status.replaceChildren(say("No finished fair game yet.") + " ");
     const link = document.createElement("a");
     link.href = "/";
-    link.textContent = "Play the first one.";
+    link.textContent = say("Play the first one.");
     status.append(link);
   } else {
-    status.textContent = games.length === 1 ? "1 player." : games.length + " players.";
+    status.textContent = games.length === 1 ? say("1 player.") : say("{count} players.", { count: games.length });
   }
   root.dataset.state = "ready";
   root.dataset.count = String(games.length);

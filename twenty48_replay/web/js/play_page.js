@@ -53,6 +53,8 @@ import { commitmentOf } from "./fair.js";
 import { parseTrustedKeySet } from "./key_sets.js";
 import { TrustedKeyError } from "./trusted_keys.js";
 import { Witness, WitnessUnfair, WitnessUnusable } from "./play_witness.js";
+import { pageTranslate, say } from "./page_words.js";
+import { reasonText } from "./reasons.js";
 
 const PLAY_KEYS = Object.freeze({
   ArrowUp: "U",
@@ -272,13 +274,13 @@ class PlayPage {
     }
     const player = playEl("player").value.trim();
     if (!player) {
-      this.status("Type a name first: the leaderboard shows it.", true);
+      this.status(say("Type a name first: the leaderboard shows it."), true);
       playEl("player").focus();
       return;
     }
     const typed = playEl("seed-input").value;
     if (typed && playCodePoints(typed) > 128) {
-      this.status("Your seed is longer than 128 characters.", true);
+      this.status(say("Your seed is longer than 128 characters."), true);
       return;
     }
     if (this.phase === "playing") {
@@ -296,7 +298,7 @@ class PlayPage {
     this.game = null;
     this.spawnCell = -1;
     this.clearFair();
-    this.status("Asking the server for a game…");
+    this.status(say("Asking the server for a game…"));
     this.render();
     try {
       const secret = await this.nameSecret(player);
@@ -320,11 +322,11 @@ class PlayPage {
       // The commitment is on screen before the client seed is even sent.
       playEl("commitment").textContent = created.commitment;
       playEl("client-seed").textContent = clientSeed;
-      this.status("Commitment received; sending your seed…");
+      this.status(say("Commitment received; sending your seed…"));
       this.remember();
       this.takeShown(witness.opened(await apiStart(created.id, created.token, clientSeed)));
       this.phase = "playing";
-      this.status("Your move: arrow keys, WASD or swipe.");
+      this.status(say("Your move: arrow keys, WASD or swipe."));
     } catch (error) {
       if (this.isVerdict(error)) {
         this.stopUnfair(error);
@@ -332,9 +334,9 @@ class PlayPage {
       }
       this.phase = "idle";
       if (error instanceof ApiRefusal && error.status === 401) {
-        this.status("This name is registered here, and its secret is not in this browser: choose another name.", true);
+        this.status(say("This name is registered here, and its secret is not in this browser: choose another name."), true);
       } else {
-        this.status("Could not start a game: " + this.reason(error), true);
+        this.status(say("Could not start a game: {reason}", { reason: this.reason(error) }), true);
       }
     }
     this.render();
@@ -346,11 +348,11 @@ class PlayPage {
     if (kept !== null || !playEl("register").checked) {
       return kept;
     }
-    this.status("Registering the name…");
+    this.status(say("Registering the name…"));
     const answer = await apiRegister(player);
     const secret = answer !== null && typeof answer === "object" ? answer.secret : null;
     if (typeof secret !== "string" || !PLAY_SECRET_PATTERN.test(secret)) {
-      throw new Error("the server's answer to the registration holds no secret");
+      throw new ApiUnusable("the server's answer to the registration holds no secret");
     }
     playKeepSecret(player, secret);
     playEl("register").checked = false;
@@ -378,7 +380,7 @@ class PlayPage {
         return; // the game is being ended meanwhile: the end shows the server's state
       }
       this.queue = [];
-      this.status("Move not played: " + this.reason(error), true);
+      this.status(say("Move not played: {reason}", { reason: this.reason(error) }), true);
       await this.resync();
       return;
     }
@@ -397,7 +399,7 @@ class PlayPage {
       return;
     }
     if (game.won && !wasWon) {
-      this.status("2048! Keep going for a higher score.");
+      this.status(say("2048! Keep going for a higher score."));
     } else {
       this.status("");
     }
@@ -414,8 +416,9 @@ class PlayPage {
     if (this.pendingAnswer !== null) {
       this.pendingAnswer(false); // one question at a time
     }
-    playEl("confirm-end-text").textContent =
-      "End and sign game " + this.game.id + " now? Its score counts as it stands.";
+    playEl("confirm-end-text").textContent = say("End and sign game {id} now? Its score counts as it stands.", {
+      id: this.game.id,
+    });
     playEl("confirm-end").hidden = false;
     this.root.dataset.asking = "end";
     playEl("confirm-end-no").focus();
@@ -465,7 +468,7 @@ class PlayPage {
         return;
       }
       this.phase = "playing";
-      this.status("Could not end the game: " + this.reason(error), true);
+      this.status(say("Could not end the game: {reason}", { reason: this.reason(error) }), true);
       this.render();
       return;
     }
@@ -500,7 +503,7 @@ class PlayPage {
         this.stopUnfair(error);
         return;
       }
-      this.status("The game ended, but it could not be checked: " + this.reason(error), true);
+      this.status(say("The game ended, but it could not be checked: {reason}", { reason: this.reason(error) }), true);
     }
     this.phase = "over";
     playWrite("session", PLAY_GAME_KEY, null);
@@ -509,12 +512,12 @@ class PlayPage {
     }
     if (this.root.dataset.fair === "checked") {
       const check = playEl("fair-check");
-      check.textContent =
-        "✓ Every answer followed the rules, SHA-256 of the server seed is the commitment you saw " +
-        "before your first move, and the signed record replays to exactly the game you were shown.";
+      check.textContent = say(
+        "✓ Every answer followed the rules, SHA-256 of the server seed is the commitment you saw before your first move, and the signed record replays to exactly the game you were shown.",
+      );
       check.className = "fair-check ok";
     }
-    playEl("overlay-text").textContent = title;
+    playEl("overlay-text").textContent = say(title);
     const link = playEl("replay-link");
     link.href = "/games/" + encodeURIComponent(String(game.id));
     link.hidden = false;
@@ -523,11 +526,13 @@ class PlayPage {
       this.answerEnd(false); // nothing left to ask about
     }
     if (this.root.dataset.fair === "checked") {
-      const moves = game.moves === 1 ? "1 move" : game.moves + " moves";
+      const moves = game.moves === 1 ? say("1 move") : say("{count} moves", { count: game.moves });
       const tile = Math.max(...boardToRows(game.board).flat());
       this.status(
-        title + ". Signed game " + game.id + ": " + game.score + " points in " + moves +
-          ", largest tile " + tile + "; the replay page checks its record. Press New game to play again.",
+        say(
+          "{title}. Signed game {id}: {score} points in {moves}, largest tile {tile}; the replay page checks its record. Press New game to play again.",
+          { title: say(title), id: game.id, score: game.score, moves, tile },
+        ),
       );
     }
     this.render();
@@ -551,14 +556,15 @@ class PlayPage {
     playWrite("session", PLAY_GAME_KEY, null);
     this.root.dataset.fair = broken ? "broken" : "unusable";
     const check = playEl("fair-check");
-    check.textContent = "✗ " + error.message;
+    // The verdict in the page's language, from its code; the evidence keeps the English words.
+    check.textContent = "✗ " + this.reason(error);
     check.className = "fair-check bad";
-    playEl("overlay-text").textContent = broken ? "Not fair" : "Stopped";
+    playEl("overlay-text").textContent = broken ? say("Not fair") : say("Stopped");
     if (broken && error.evidence) {
       this.keepEvidence(error.evidence);
-      this.status("The server broke the rules; the game is stopped. The evidence is kept in this browser.", true);
+      this.status(say("The server broke the rules; the game is stopped. The evidence is kept in this browser."), true);
     } else {
-      this.status("The server's answer cannot be used; the game is stopped.", true);
+      this.status(say("The server's answer cannot be used; the game is stopped."), true);
     }
     this.render();
   }
@@ -592,11 +598,11 @@ class PlayPage {
     const check = playEl("fair-check");
     // SPEC 11.2 (fair.js: WebCrypto, or pure JS on plain-http pages served to other hosts).
     if ((await commitmentOf(serverSeed)) === game.commitment) {
-      check.textContent = "✓ SHA-256 of the server seed is the commitment you saw before your first move.";
+      check.textContent = say("✓ SHA-256 of the server seed is the commitment you saw before your first move.");
       check.className = "fair-check ok";
       this.root.dataset.commitmentChecked = "true";
     } else {
-      check.textContent = "✗ The revealed server seed does not match the commitment: this game was not fair.";
+      check.textContent = say("✗ The revealed server seed does not match the commitment: this game was not fair.");
       check.className = "fair-check bad";
       this.root.dataset.commitmentChecked = "false";
     }
@@ -659,7 +665,7 @@ class PlayPage {
         return;
       }
       this.phase = "playing";
-      this.status("Game resumed: your move.");
+      this.status(say("Game resumed: your move."));
     } catch (error) {
       if (this.isVerdict(error) && this.game !== null) {
         this.stopUnfair(error);
@@ -698,9 +704,9 @@ class PlayPage {
   }
 
   clearFair() {
-    playEl("commitment").textContent = "none yet";
-    playEl("client-seed").textContent = "none yet";
-    playEl("server-seed").textContent = "revealed when the game ends";
+    playEl("commitment").textContent = say("none yet");
+    playEl("client-seed").textContent = say("none yet");
+    playEl("server-seed").textContent = say("revealed when the game ends");
     const check = playEl("fair-check");
     check.textContent = "";
     check.className = "fair-check";
@@ -711,6 +717,19 @@ class PlayPage {
   }
 
   reason(error) {
+    // In the page's language: a reason from its code, the client's own words from their
+    // template; the server's refusal reason is the server's text and is shown as sent.
+    if (error && error.code !== null && typeof error.code === "object" && pageTranslate !== null) {
+      return reasonText(error.code, pageTranslate);
+    }
+    if (error && error.words) {
+      // A value that is itself one of the catalog's sentences (the JSON reader's) is said too.
+      const values = {};
+      for (const [name, value] of Object.entries(error.words.values)) {
+        values[name] = typeof value === "string" && pageTranslate !== null ? pageTranslate(value) : value;
+      }
+      return say(error.words.template, values);
+    }
     if (error instanceof ApiRefusal) {
       return error.reason;
     }
