@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from server_harness import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "deploy" / "nginx" / "twenty48.conf"
@@ -46,12 +47,6 @@ def nginx_path() -> str:
         pytest.skip(reason)
     assert found is not None
     return found
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def make_certificate(folder: Path) -> tuple[Path, Path]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -16,10 +17,29 @@ from typing import Any
 TWENTY48 = Path(sys.executable).with_name("twenty48")
 
 
+# Below Linux's ephemeral range (32768-60999): the kernel hands ports from that range to the
+# thousands of client connections the tests open, and to the other test run beside this one, so
+# a port it gave out as "free" can be taken again before the server binds it.
+_PORTS = range(20000, 32000)
+_ADDRESS_IN_USE = "address already in use"
+
+
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    """A TCP port nothing listens on, on every IPv4 address (servers may bind 0.0.0.0)."""
+    generator = random.SystemRandom()
+    for _attempt in range(200):
+        port = generator.choice(_PORTS)
+        with socket.socket() as sock:
+            try:
+                sock.bind(("0.0.0.0", port))
+            except OSError:
+                continue
+            return port
+    raise AssertionError("no free port found between 20000 and 32000")
+
+
+class PortTakenError(AssertionError):
+    """The port the harness chose was taken before the server could listen on it."""
 
 
 class ServerProcess:
@@ -43,6 +63,8 @@ class ServerProcess:
         self.open_files = open_files
         self.folder = folder
         self.args = args
+        self.chosen_port = port is None
+        self.answered = False  # once it has answered, a restart keeps its port
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = folder / f"server-{self.port}.log"
@@ -50,6 +72,16 @@ class ServerProcess:
         self.logs: list[Path] = []
 
     def start(self, timeout: float = 60) -> ServerProcess:
+        """Start and wait until it answers; a port lost to a race is chosen again (3 tries)."""
+        for _attempt in range(2):
+            try:
+                return self._start_once(timeout)
+            except PortTakenError:
+                self.port = free_port()
+                self.url = f"http://127.0.0.1:{self.port}"
+        return self._start_once(timeout)
+
+    def _start_once(self, timeout: float) -> ServerProcess:
         log = self.log_path.with_suffix(f".{len(self.logs)}.log")
         self.logs.append(log)
         command = [str(TWENTY48), "serve", "--db", self.db, "--port", str(self.port), *self.args]
@@ -65,10 +97,14 @@ class ServerProcess:
         deadline = time.monotonic() + timeout
         while True:
             if self.process.poll() is not None:
-                raise AssertionError(f"server stopped: {log.read_text(errors='replace')}")
+                said = log.read_text(errors="replace")
+                if self.chosen_port and not self.answered and _ADDRESS_IN_USE in said:
+                    raise PortTakenError(said)
+                raise AssertionError(f"server stopped: {said}")
             try:
                 with urllib.request.urlopen(self.url + "/openapi.json", timeout=2) as answer:
                     if answer.status == 200:
+                        self.answered = True
                         return self
             except OSError:
                 pass
