@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 from browser import BrowserPage
 from conftest import run_cli
-from nginx_harness import ROOT, NginxProcess, free_port, nginx_path
-from server_harness import TWENTY48, ServerProcess
+from nginx_harness import ROOT, NginxProcess, nginx_path
+from server_harness import TWENTY48, ServerProcess, free_port
 from test_web_server import page_state, start_game, wait_settled
 
 from twenty48_replay.client import Client, RemoteGame
