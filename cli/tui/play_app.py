@@ -158,9 +158,13 @@ class GameScreen(Responsive, Screen[None]):
         max-height: 4;
     }
     GameScreen #status {
-        height: 1;
+        height: auto;
+        max-height: 2;
         text-style: bold;
         color: $t48-text;
+    }
+    GameScreen.-compact #status {
+        max-height: 1;
     }
     GameScreen #status.-notice {
         color: $t48-alert;
@@ -253,6 +257,8 @@ class GameScreen(Responsive, Screen[None]):
         super().apply_layout(width, height)
         if self.is_mounted:
             self._refresh_side_identity()
+            if self.locked:  # its note has a shorter form for 40 columns
+                self.set_status(self.standing_note())
 
     def short_identity(self) -> str:
         """The game's number, for the compact layout's side column."""
@@ -272,6 +278,8 @@ class GameScreen(Responsive, Screen[None]):
     def standing_note(self) -> str:
         """What the status line says when there is no fresher message."""
         if self.locked:
+            if self.has_class(COMPACT):  # 40 columns: the dialog a move key opens says the rest
+                return _("changed elsewhere: press a move key")
             return _("this game changed elsewhere: press a move key for Reload / New game / Quit")
         if self.session.state.over:
             return _("game over: n new game, q quit")
@@ -434,9 +442,12 @@ class GameScreen(Responsive, Screen[None]):
             return
         self._load(session)
         if previous.state.moves and not previous.state.over:
-            self.set_status(
-                _("game {id} is saved: twenty48 play --game {id}").format(id=previous.id)
+            saved = (
+                _("game {id} is saved: play --game {id}")  # 40 columns
+                if self.has_class(COMPACT)
+                else _("game {id} is saved: twenty48 play --game {id}")
             )
+            self.set_status(saved.format(id=previous.id))
 
     def action_quit_game(self) -> None:
         """Leave; nothing to save, every move is committed as it is played."""
