@@ -71,6 +71,26 @@ def translate_command(command: Any) -> None:
             param.help = translated(param.help)
 
 
+def reflowed(text: str) -> str:
+    """``text`` with each paragraph on one line, for Rich to wrap at the terminal's width.
+
+    Typer joins the lines of a help's first paragraph but keeps the line
+    breaks of the others, so a paragraph wrapped at 80 columns in the source
+    left one or two words alone on every other line at 60 columns, and in
+    Danish (longer words) at any width.  Paragraphs are separated by a blank
+    line; one that starts with ``\b`` keeps its lines, as in Click.
+    """
+    return "\n\n".join(
+        paragraph if paragraph.startswith("\b") else " ".join(paragraph.split("\n"))
+        for paragraph in text.split("\n\n")
+    )
+
+
+def _reflow_command(command: Any) -> None:
+    if command.help:
+        command.help = reflowed(command.help)
+
+
 @contextmanager
 def _typer_words() -> Iterator[None]:
     """Typer's panel titles and notes in the current language while a help is printed."""
@@ -124,6 +144,7 @@ class Group(TyperGroup):
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
         translate_command(self)
+        _reflow_command(self)
         for name in self.list_commands(ctx):
             command = self.get_command(ctx, name)
             if command is not None:
@@ -143,6 +164,7 @@ class Command(TyperCommand):
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
         translate_command(self)
+        _reflow_command(self)
         with _typer_words():
             super().format_help(ctx, formatter)
 
