@@ -9,15 +9,30 @@ Each test reads the rendered screen, as a person in the terminal would:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from test_tui_fit import BOTH, EACH_SIZE, assert_fits, play_app, run
+import pytest
+from test_tui_fit import BOTH, EACH_SIZE, assert_fits, play_app, replay_app, run
 from test_tui_layout import screen_lines
 from textual.app import App
 from textual.pilot import Pilot
 
+from twenty48_replay import i18n
 from twenty48_replay.i18n import _
+
+if TYPE_CHECKING:
+    from cli.tui.screens import HelpScreen
+else:
+    from twenty48_cli.tui.screens import HelpScreen
+
+
+@pytest.fixture
+def language_da() -> Iterator[None]:
+    i18n.set_language("da")
+    yield
+    i18n.set_language(i18n.ENGLISH)
 
 
 def status_texts(compact: bool) -> list[str]:
@@ -62,3 +77,57 @@ def test_every_status_message_is_whole_on_the_screen(
             assert shown.strip() == message, (message, size, lines)
 
     run(app, size, scenario)
+
+
+def card_rows(app: App[Any]) -> list[str]:
+    """The rows of the open card (inside its border), stripped."""
+    region = app.screen.query_one("#help").region
+    lines = screen_lines(app)[region.y + 1 : region.bottom - 1]
+    return [line[region.x + 1 : region.right - 1].strip() for line in lines]
+
+
+def closing_words(scrolls: bool) -> str:
+    if scrolls:
+        return _("[dim]↑ ↓ scroll · escape, ? or q closes this[/dim]")[5:-6]
+    return _("[dim]escape, ? or q closes this[/dim]")[5:-6]
+
+
+@BOTH
+@EACH_SIZE
+@pytest.mark.parametrize("which", ["play", "replay"])
+def test_the_help_card_keeps_its_closing_line_in_view(
+    tmp_path: Path, size: tuple[int, int], language: str, which: str
+) -> None:
+    """Where the help card scrolls (40x15), how to scroll and close it stays on screen."""
+    app = play_app(tmp_path) if which == "play" else replay_app()
+
+    async def scenario(app: App[Any], pilot: Pilot[Any]) -> None:
+        await pilot.press("question_mark")
+        await pilot.pause()
+        await pilot.pause(0.1)
+        assert isinstance(app.screen, HelpScreen)
+        scrolls = app.screen.query_one("#help").max_scroll_y > 0
+        want = closing_words(scrolls)
+        for _press in range(2 if scrolls else 1):
+            shown = " ".join(row for row in card_rows(app) if row)
+            assert want in shown, (want, card_rows(app))
+            await pilot.press("pagedown")
+            await pilot.pause()
+
+    run(app, size, scenario)
+
+
+def test_the_danish_reasons_card_does_not_call_itself_the_help(language_da: None) -> None:
+    """The reasons card (``i`` replaying an invalid record) shares the help's closing line."""
+    app = replay_app("tampered-score.json")
+
+    async def scenario(app: App[Any], pilot: Pilot[Any]) -> None:
+        await pilot.press("i")
+        await pilot.pause()
+        rows = card_rows(app)
+        assert _("Why this record is invalid") in rows, rows
+        closing = " ".join(rows[rows.index("") + 1 :] if "" in rows else rows)
+        assert "hjælp" not in " ".join(rows), rows
+        assert "lukker" in closing, rows
+
+    run(app, (40, 15), scenario)

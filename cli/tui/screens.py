@@ -219,7 +219,18 @@ class HelpScreen(Dialog[Choice]):
     pass their own, so every UI shares one card and one way to close it.
     """
 
-    DEFAULT_CSS = dialog_css("HelpScreen", width=66)
+    DEFAULT_CSS = (
+        dialog_css("HelpScreen", width=66)
+        + """
+    HelpScreen #help {
+        overflow-y: hidden;
+    }
+    HelpScreen #help-scroll {
+        height: auto;
+        scrollbar-size-vertical: 1;
+    }
+    """
+    )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", N_("Close")),
         Binding("question_mark", "close", N_("Close"), show=False),
@@ -240,12 +251,38 @@ class HelpScreen(Dialog[Choice]):
         """A card with the key list, each description hanging under its first word."""
         with Vertical(id="help"):
             yield Static(self.heading, classes="title")
-            yield Prose(self.card.blocks(), id="help-text")
-            yield Prose([undimmed(_("[dim]escape, ? or q closes this[/dim]"))], classes="body")
+            with VerticalScroll(id="help-scroll"):
+                yield Prose(self.card.blocks(), id="help-text")
+            yield Prose([self.closing_line(scrolls=False)], classes="body", id="help-close")
+
+    @staticmethod
+    def closing_line(*, scrolls: bool) -> str:
+        """How to close the card, and to scroll it when it is taller than the terminal."""
+        if scrolls:
+            return undimmed(_("[dim]↑ ↓ scroll · escape, ? or q closes this[/dim]"))
+        return undimmed(_("[dim]escape, ? or q closes this[/dim]"))
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Only the keys scroll: the title and the closing line stay on the card.
+
+        The card's border, padding and title take 6 rows, the closing line
+        one or two (it wraps at 40 columns).
+        """
+        super().on_resize(event)
+        inner = max(min(event.size.width, 66) - 6, 1)
+        closing = self.query_one("#help-close", Prose)
+        rows = len(Prose([self.closing_line(scrolls=True)]).lines(inner))
+        self.query_one("#help-scroll").styles.max_height = max(event.size.height - 6 - rows, 3)
+        closing.refresh(layout=True)
+        self.call_after_refresh(self._say_how_to_close)
+
+    def _say_how_to_close(self) -> None:
+        scrolls = self.query_one("#help-scroll").max_scroll_y > 0
+        self.query_one("#help-close", Prose).set_blocks([self.closing_line(scrolls=scrolls)])
 
     def action_scroll(self, lines: int) -> None:
         """Arrow keys scroll the card when the terminal is too small for it (40x15)."""
-        self.query_one("#help").scroll_relative(y=lines, animate=False)
+        self.query_one("#help-scroll").scroll_relative(y=lines, animate=False)
 
     def action_close(self) -> None:
         """Back to the game."""
