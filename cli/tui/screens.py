@@ -255,9 +255,16 @@ class HelpScreen(Dialog[Choice]):
                 yield Prose(self.card.blocks(), id="help-text")
             yield Prose([self.closing_line(scrolls=False)], classes="body", id="help-close")
 
-    @staticmethod
-    def closing_line(*, scrolls: bool) -> str:
-        """How to close the card, and to scroll it when it is taller than the terminal."""
+    def closing_line(self, *, scrolls: bool) -> str:
+        """How to close the card, and to scroll it when it is taller than the terminal.
+
+        The reasons card says so in its own words: Danish names what closes
+        ("lukker hjælpen"), and that card is not the help.
+        """
+        if isinstance(self.card, ReasonsCard):
+            if scrolls:
+                return undimmed(_("[dim]↑ ↓ scroll · escape, ? or q closes the list[/dim]"))
+            return undimmed(_("[dim]escape, ? or q closes the list[/dim]"))
         if scrolls:
             return undimmed(_("[dim]↑ ↓ scroll · escape, ? or q closes this[/dim]"))
         return undimmed(_("[dim]escape, ? or q closes this[/dim]"))
