@@ -11,8 +11,10 @@ harmless.
 from __future__ import annotations
 
 import json
+import os
 import sys
-from typing import Any
+import textwrap
+from typing import Any, TextIO
 
 from twenty48_replay.i18n import _
 from twenty48_replay.text import json_text, printable, printable_lines
@@ -34,11 +36,35 @@ def emit_json(obj: Any) -> None:
     sys.stdout.write(json_text(text) + "\n")
 
 
+#: Below this many columns a message is left to the terminal's own wrapping.
+_NARROWEST = 20
+
+
+def _fitted(line: str, stream: TextIO) -> str:
+    """``line`` wrapped at spaces to the width of the terminal ``stream`` is, if it is one.
+
+    A terminal breaks a long line at its last column, inside a word
+    (``findes p`` / ``å``); a person reading a message in a terminal gets it
+    broken between words instead.  Piped or redirected, a message stays one
+    line, as scripts and tests read it.
+    """
+    try:
+        if not stream.isatty():
+            return line
+        width = os.get_terminal_size(stream.fileno()).columns
+    except (OSError, ValueError, AttributeError):
+        return line
+    if width < _NARROWEST or len(line) <= width:
+        return line
+    return textwrap.fill(line, width, break_on_hyphens=False)
+
+
 def warn(message: str) -> None:
-    """One line of human-facing message on stderr."""
-    sys.stderr.write(printable(message) + "\n")
+    """One human-facing message on stderr (one line; wrapped at spaces on a terminal)."""
+    sys.stderr.write(_fitted(printable(message), sys.stderr) + "\n")
 
 
 def fail(message: str) -> None:
-    """An error line on stderr, prefixed the same way everywhere."""
-    sys.stderr.write(_("twenty48: error: {message}").format(message=printable(message)) + "\n")
+    """An error line on stderr, prefixed the same way everywhere (wrapped as :func:`warn`)."""
+    line = _("twenty48: error: {message}").format(message=printable(message))
+    sys.stderr.write(_fitted(line, sys.stderr) + "\n")
