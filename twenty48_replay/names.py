@@ -83,6 +83,10 @@ _BLANKS: Final = frozenset("\u2800\u3000\u1680\u180e\u2062\u2063\u2064\u115f\u11
 _REFUSED_CATEGORIES: Final = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 
 
+#: Kept out of the written key's case-fold (see :func:`written_key`).
+_CAPITAL_L: Final = "L"
+
+
 class NameRefusedError(ValueError):
     """A name that may not be used; the message says which character and why."""
 
@@ -185,13 +189,18 @@ def name_key(name: str) -> str:
 
 
 def written_key(name: str) -> str:
-    """The skeleton of the name as written, then NFKC case-folded (to a fixed point).
+    """The skeleton of the name as written, then NFKC case-folded -- but for a capital L.
 
     TS #39 maps a capital I to a small l, as most sans-serif fonts draw
     them alike, so "AIice" and "alice" get the same written key where
     :func:`name_key`, which folds the I to i first, keeps them apart.
+    Folding the skeleton's capital L too would make every capital I one
+    letter with a capital L ("URI" and "URL", "Ian" and "Lan", which look
+    nothing alike): the skeleton's L is kept apart, and each stretch
+    between two of them is folded (to a fixed point, as :func:`name_key`).
     """
-    return name_key(skeleton(unicodedata.normalize("NFKC", name)))
+    shapes = skeleton(unicodedata.normalize("NFKC", name))
+    return _CAPITAL_L.join(name_key(part) for part in shapes.split(_CAPITAL_L))
 
 
 def glyph_keys(name: str) -> frozenset[str]:
