@@ -197,3 +197,32 @@ def test_racing_look_alikes_give_one_owner(tmp_path: Path) -> None:
             assert finish_a_game(client, winner, secret, 4) > 0
             client.close()
             assert "internal error" not in server.log_text()
+
+
+def test_a_refused_registration_leaves_nothing(db: str) -> None:
+    """In the store: the player and its keys go in together or not at all."""
+    from sqlalchemy import func, select
+
+    from twenty48_replay.store import Store
+    from twenty48_replay.store import players as player_store
+    from twenty48_replay.store.tables import player_keys, players
+
+    with Store(db) as store:
+        with store.transaction() as connection:
+            first = player_store.register(connection, "alice", name_key("alice"), "0" * 64, 1)
+            assert first is not None
+            for name in ("AIice", "ALlCE", "ALICE"):
+                assert player_store.register(connection, name, name_key(name), "1" * 64, 2) is None
+            assert player_store.register(connection, "alicia", name_key("alicia"), "2" * 64, 3)
+        with store.reading() as connection:
+            assert connection.execute(
+                select(players.c.name).order_by(players.c.id)
+            ).scalars().all() == [
+                "alice",
+                "alicia",
+            ]
+            count = connection.execute(select(func.count()).select_from(player_keys)).scalar_one()
+            hashes = player_store.key_hashes("alice") + player_store.key_hashes("alicia")
+            assert count == len(hashes)
+            assert [p.name for p in player_store.claimants(connection, "ALlCE")] == ["alice"]
+            assert player_store.claimants(connection, "allce") == []
