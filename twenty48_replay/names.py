@@ -20,10 +20,10 @@ a browser must be the same name.  Two rules (issue 18, section 3):
   sans-serif fonts but folds to "aiice".  So two more keys are compared:
   :func:`written_key`, the skeleton of the name as written, then folded
   but for a capital L ("AIice" -> "alice"; "URI" stays apart from "URL");
-  and the skeletons, unfolded, of the name as written
-  and of the name in capitals, which meet when one name looks like the
-  other written in capitals ("ALlCE" with a small l looks like "ALICE", the
-  capitals of "alice").  What this refuses that case-folding alone did not
+  and the skeletons, unfolded, of the name as written and of the name in
+  capitals, which meet when one name looks like the other written in
+  capitals ("ALlCE" with a small l looks like "ALICE", the capitals of
+  "alice").  What this refuses that case-folding alone did not
   is listed in README, "Player names".
 
 The confusable mappings are Unicode's own data file, ``confusables.txt``

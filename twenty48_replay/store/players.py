@@ -1,11 +1,12 @@
 """Registered player names and the moderation log: their SQL (issue 18, sections 3-4).
 
-A registered name claims several keys (:func:`twenty48_replay.names.claim_keys`:
-its folded, written and glyph skeletons); two names collide when they
-share one.  The claims are kept hashed in ``player_keys``, whose primary
-key is the final word when two registrations race: of two look-alikes
-registered at once by two processes, the second insert fails.  Bans and
-``game_players`` go by the folded key alone (``name_key``).  The moderation log is append-only
+A registered name claims several keys
+(:func:`twenty48_replay.names.claim_keys`: its folded, written and glyph
+skeletons); two names collide when they share one.  The claims are kept
+hashed in ``player_keys``, whose primary key is the final word when two
+registrations race: of two look-alikes registered at once by two
+processes, the second insert fails.  Bans and ``game_players`` go by the
+folded key alone (``name_key``).  The moderation log is append-only
 (the database's triggers refuse UPDATE and DELETE); whether a game is
 hidden or a name banned is its latest hide/unhide or ban/unban row, read
 by :func:`hidden_games` and :func:`banned_keys`, which the leaderboard

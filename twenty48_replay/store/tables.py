@@ -15,8 +15,9 @@ score server's ``fair_games`` and ``submitted_records``; version 3 adds
 ``fair_evidence`` (what a fair-play client keeps when a server breaks a
 rule), ``bot_signals`` (the detail of each fair game's bot signals),
 ``key_events`` (the keys the server signed with, and revocations),
-``players``, ``player_keys``, ``game_players`` and ``moderation_log`` (registered names,
-who each fair game was played as, and the append-only moderation log), and
+``players``, ``player_keys``, ``game_players`` and ``moderation_log``
+(registered names and the keys they claim, who each fair game was played
+as, and the append-only moderation log), and
 the server's quotas and expiry (``rate_limits``, ``abandoned_games``,
 ``server_leases``).  Earlier versions are frozen in
 :mod:`twenty48_replay.store.legacy`.
