@@ -35,6 +35,8 @@ WRITTEN_LOOK_ALIKES = {
     "\u0410Iice": "Cyrillic capital A, Latin capital I",
     "A\u0406ice": "Latin capital A, Cyrillic capital I (U+0406)",
     "AIic\u0435": "capital I, Cyrillic small ie",
+    "ali\u0307ce": "i with a combining dot above: drawn as i",
+    "AL\u0130CE": "capital I with dot above (U+0130): its fold is i with a dot above",
 }
 #: Look-alikes that were refused before and still are (case, width, script mixes).
 FOLDED_LOOK_ALIKES = ("ALICE", "Alice", "aLiCe", "ａｌｉｃｅ", "\u0430lice", "al\u0131ce")
@@ -51,6 +53,16 @@ def test_the_gap_case_folding_first_missed() -> None:
     for name in WRITTEN_LOOK_ALIKES:
         assert collide(name, "alice"), name
         assert collide("alice", name), name  # the relation is symmetric
+
+
+def test_a_dot_above_on_i_or_j_is_the_letter_s_own() -> None:
+    """Found in the operator's walkthrough: "eri\u0307k" was drawn as "erik" beside it."""
+    for name in ("eri\u0307k", "ER\u0130K", "Er\u0130k"):
+        assert collide(name, "erik"), name
+    assert collide("j\u0307an", "jan")
+    assert collide("\u0456\u0307van", "ivan")  # Cyrillic i with a dot above
+    for name in ("ero\u0307k", "erl\u0307k", "eri\u0300k"):  # a dot or accent that shows
+        assert not collide(name, "erik"), name
 
 
 def test_what_was_refused_still_is() -> None:

@@ -158,15 +158,42 @@ def _prototypes() -> dict[str, str]:
     return table
 
 
+#: Letters whose dot a combining dot above (U+0307) only repeats (Unicode's Soft_Dotted
+#: letters, as the skeleton leaves them: Cyrillic і and ј have become i and j by then).
+_SOFT_DOTTED: Final = frozenset("ij")
+_DOT_ABOVE: Final = "\u0307"
+
+
+def _without_repeated_dots(text: str) -> str:
+    """``text`` (NFD) without a dot above on a letter that has its dot already.
+
+    A browser draws "eri\u0307k" (i, combining dot above) and "erik" the same,
+    and the case fold of "İ" (U+0130) is that i with a dot above: the
+    confusables data has no entry for the pair, so a registered "erik" would
+    otherwise sit beside a look-alike on the leaderboard.
+    """
+    kept: list[str] = []
+    base = ""
+    for char in text:
+        if char == _DOT_ABOVE and base in _SOFT_DOTTED:
+            continue
+        if not unicodedata.category(char).startswith("M"):
+            base = char
+        kept.append(char)
+    return "".join(kept)
+
+
 def skeleton(text: str) -> str:
     """The TS #39 skeleton: NFD, each character replaced by its prototype, NFD again.
 
-    (Default ignorables, which TS #39 removes first, never reach here:
+    One addition: a combining dot above is dropped from i and j, which
+    have their dot already (:func:`_without_repeated_dots`).  (Default
+    ignorables, which TS #39 removes first, never reach here:
     :func:`check_name` refuses them.)
     """
     table = _prototypes()
     mapped = "".join(table.get(char, char) for char in unicodedata.normalize("NFD", text))
-    return unicodedata.normalize("NFD", mapped)
+    return _without_repeated_dots(unicodedata.normalize("NFD", mapped))
 
 
 def _nfkc_casefold(text: str) -> str:
