@@ -1,4 +1,4 @@
-"""``twenty48 list`` fits the terminal (issue 20 s.3 point 5): 80, 60 and 40 columns, both languages.
+"""``twenty48 list`` fits the terminal (issue 20 s.3 point 5): 80, 60 and 40 columns, en and da.
 
 At 60 columns the list was 75 wide and wrapped into itself.  It now narrows
 step by step (cli/columns.py): dates without the time, tighter numbers, then
