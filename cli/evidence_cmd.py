@@ -9,21 +9,37 @@ to whoever runs the server.
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from twenty48_replay.errors import Twenty48Error
 from twenty48_replay.i18n import N_, _
+from twenty48_replay.reasons import Reason
 from twenty48_replay.text import json_text, printable
 
 from .common import DbOption, local_time, open_store
 from .limits import MAX_GAME_ID, MAX_LIST
 from .output import emit, warn
 
+if TYPE_CHECKING:
+    from twenty48_replay.store import EvidenceInfo
+
 
 class NoSuchReportError(Twenty48Error):
     """No evidence report has this id (exit 1)."""
+
+
+def verdict_text(info: EvidenceInfo) -> str:
+    """The verdict in the reader's language, from its stored code; the stored English words
+    when the code is missing or cannot be read (a store written by hand, or by an older
+    version)."""
+    if info.verdict_code is None:
+        return info.verdict
+    try:
+        return Reason.from_json(info.verdict_code).translated()
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError, RecursionError):
+        return info.verdict
 
 
 def evidence_command(
@@ -57,7 +73,7 @@ def evidence_command(
                         when=local_time(info.saved_ms),
                         server=printable(info.server),
                         game=game,
-                        verdict=printable(info.verdict),
+                        verdict=printable(verdict_text(info)),
                     )
                 )
             return

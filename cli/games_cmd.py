@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Final, Literal
 
 import typer
+from rich.cells import cell_len
 
 from twenty48_replay.errors import EXIT_FAILED, GameNotFoundError, Twenty48Error
 from twenty48_replay.i18n import N_, _, decimal, ngettext
 from twenty48_replay.text import printable
 from twenty48_replay.timestamps import record_times
 
+from .columns import Column, Step, Table, fit, terminal_width
 from .common import DbOption, JsonOption, checked_player, local_time, open_store
 from .limits import MAX_GAME_ID, MAX_LIST
 from .output import emit, emit_json, warn
@@ -115,7 +117,12 @@ def list_command(
         else:
             warn(_("no games yet: start one with 'twenty48 play'"))
         return
-    players = [printable(g.player) if g.player else "-" for g in games]
+    for line in fit(games_table(games, urls), terminal_width(), NARROWING):
+        emit(line)
+
+
+def games_table(games: list[GameInfo], urls: dict[str, str]) -> Table:
+    """The games as ``list`` shows them, every column there (the widest form)."""
     heading = {
         key: _(key)
         for key in (
@@ -126,32 +133,86 @@ def list_command(
             N_("max"),
             N_("moves"),
             N_("server game"),
+            N_("state"),
         )
     }
-    width = min(max(len(heading["player"]), *(len(name) for name in players)), PLAYER_WIDTH)
-    # A fair game's id on its server, as 'show' takes it: only when one is listed.
-    servers = [server_reference(g, urls) or "-" for g in games]
-    server_width = max(len(heading["server game"]), *map(len, servers))
-    server_column = any(reference != "-" for reference in servers)
-    server_heading = f"{heading['server game']:{server_width}}  " if server_column else ""
-    emit(
-        f"{heading['id']:>5}  {heading['played']:16}  {heading['player']:{width}}  "
-        f"{heading['score']:>8}  {heading['max']:>6}  {heading['moves']:>6}  "
-        + server_heading
-        + _("state")
-    )
-    for g, name, reference in zip(games, players, servers, strict=True):
-        label = _(shown_state(g)) + "".join(
+    states = [
+        _(shown_state(g))
+        + "".join(
             f" ({_(flag)})"
             for flag, on in ((N_("assisted"), g.assisted), (N_("signed"), g.sealed))
             if on
         )
-        shown = name if len(name) <= width else name[: width - 3] + "..."
-        server = f"{reference:{server_width}}  " if server_column else ""
-        emit(
-            f"{g.id:>5}  {local_time(g.updated_ms):16}  {shown:{width}}  {g.score:>8}  "
-            f"{g.max_tile:>6}  {g.move_count:>6}  {server}{label}"
-        )
+        for g in games
+    ]
+    columns = [
+        Column("id", heading["id"], [str(g.id) for g in games], right=True, minimum=5),
+        Column("played", heading["played"], [local_time(g.updated_ms) for g in games], minimum=16),
+        Column(
+            "player",
+            heading["player"],
+            [printable(g.player) if g.player else "-" for g in games],
+            limit=PLAYER_WIDTH,
+        ),
+        Column("score", heading["score"], [str(g.score) for g in games], right=True, minimum=8),
+        Column("max", heading["max"], [str(g.max_tile) for g in games], right=True, minimum=6),
+        Column(
+            "moves", heading["moves"], [str(g.move_count) for g in games], right=True, minimum=6
+        ),
+    ]
+    # A fair game's id on its server, as 'show' takes it: only when one is listed.
+    servers = [server_reference(g, urls) or "-" for g in games]
+    if any(reference != "-" for reference in servers):
+        columns.append(Column("server", heading["server game"], servers))
+    columns.append(Column("state", heading["state"], states))
+    return Table(columns)
+
+
+def _dates_only(table: Table, _excess: int) -> None:
+    played = table.column("played")
+    if played is not None:
+        played.cells = [cell[:10] for cell in played.cells]
+        played.minimum = 0
+
+
+def _tight_numbers(table: Table, _excess: int) -> None:
+    for key in ("id", "score", "max", "moves"):
+        column = table.column(key)
+        if column is not None:
+            column.minimum = 0
+
+
+def _dropping(key: str) -> Step:
+    def drop(table: Table, _excess: int) -> None:
+        table.drop(key)
+
+    return drop
+
+
+def _narrower(key: str, floor: int) -> Step:
+    def narrow(table: Table, excess: int) -> None:
+        column = table.column(key)
+        if column is not None:
+            least = max(floor, cell_len(column.heading))
+            column.limit = max(least, column.width() - excess)
+
+    return narrow
+
+
+#: How ``list`` narrows itself for a narrow terminal, in order: the time of day, the room
+#: kept for big numbers, the max tile, long names, the move count, the date, the server
+#: game, and last a long state (its flags) cut with an ellipsis.
+NARROWING: Final[tuple[Step, ...]] = (
+    _dates_only,
+    _tight_numbers,
+    _dropping("max"),
+    _narrower("player", 10),
+    _dropping("moves"),
+    _dropping("played"),
+    _narrower("player", 4),
+    _dropping("server"),
+    _narrower("state", 4),
+)
 
 
 def server_reference(info: GameInfo, urls: dict[str, str]) -> str | None:

@@ -170,6 +170,12 @@ def test_evidence_command_lists_and_prints_a_report(tmp_path: Path) -> None:
     assert listed.returncode == 0, listed.stderr
     assert listed.stdout.startswith("1  ")
     assert "it says the game is won" in listed.stdout
+    # Issue 20 s.3: in Danish the verdict is read from its stored code, not the English words.
+    danish = run_cli("--lang", "da", "evidence", "--db", str(db))
+    assert danish.returncode == 0, danish.stderr
+    assert "bryder reglerne: det siger, at spillet er vundet" in danish.stdout, danish.stdout
+    assert "breaks the rules" not in danish.stdout
+    assert " spil " in danish.stdout
     shown = run_cli("evidence", "1", "--db", str(db))
     assert shown.returncode == 0, shown.stderr
     document = json.loads(shown.stdout)
@@ -275,3 +281,37 @@ def test_evidence_text_from_the_server_reaches_the_terminal_escaped(tmp_path: Pa
         assert raw_controls(result.stdout + result.stderr) == []
         assert "\u2028" not in result.stdout
     assert json.loads(shown.stdout) == document
+
+
+def test_evidence_lists_a_verdict_without_a_readable_code_in_its_stored_words(
+    tmp_path: Path,
+) -> None:
+    """A document without ``verdict_code``, or with one that names no known code, still
+    lists: its stored English verdict, in either language."""
+    from twenty48_replay.store import save_evidence
+
+    db = tmp_path / "local.sqlite3"
+    with Store(str(db)) as store:
+        save_evidence(store, 0, "old words", {"server": "http://a", "game_id": 1})
+        save_evidence(
+            store, 0, "odd words", {"server": "http://b", "game_id": 2, "verdict_code": {"x": 1}}
+        )
+        save_evidence(
+            store,
+            0,
+            "its score is 5",
+            {
+                "server": "http://c",
+                "game_id": 3,
+                "verdict_code": {"code": "no.such.code", "params": {}},
+            },
+        )
+    for language in ("en", "da"):
+        listed = run_cli("--lang", language, "evidence", "--db", str(db))
+        assert listed.returncode == 0, listed.stderr
+        lines = listed.stdout.splitlines()
+        assert [line.rsplit("  ", 1)[-1] for line in lines] == [
+            "its score is 5",
+            "odd words",
+            "old words",
+        ]

@@ -124,5 +124,8 @@ def test_package_bundle_fits_the_page_budget() -> None:
     65,000 since issue 20: the verifier's reasons carry codes (reasons.js and the generated
     templates of the codes it gives, about 3.4 kB); the translations stay out of the code
     (the page embeds them as data), so a new language costs the bundle nothing.
+    68,500 since issue 20's last part: the record reader's reasons carry codes too (their
+    templates replace the English words inline in record.js and json.js, about 3 kB more);
+    the whole page stays under 100 kB (test_web_export.test_page_code_is_at_most_100_kb).
     """
-    assert len(bundle(["verify.js"]).encode("utf-8")) < 65_000
+    assert len(bundle(["verify.js"]).encode("utf-8")) < 68_500

@@ -25,10 +25,13 @@ from test_fair_client import CLIENT_SEED, MOVES
 from test_fair_client_browser import play_on_the_page, python_verdict
 from test_web_server import finished_game, get
 
+from twenty48_replay.errors import RecordError
 from twenty48_replay.i18n import translations
 from twenty48_replay.reasons import TEMPLATES
+from twenty48_replay.record import Record
 from twenty48_replay.server.language import from_accept_language
 from twenty48_replay.web.messages import (
+    JS_READER_CODES,
     JS_REASON_CODES,
     LEADERBOARD_PAGE_MESSAGES,
     PAGE_MESSAGES,
@@ -40,6 +43,7 @@ from twenty48_replay.web.messages import (
     served_catalog,
     witness_templates_js,
 )
+from twenty48_replay.web.page import replay_page
 
 JS = ROOT / "twenty48_replay" / "web" / "js"
 PO = ROOT / "twenty48_replay" / "locale" / "da" / "LC_MESSAGES" / "twenty48.po"
@@ -72,10 +76,14 @@ def test_every_code_the_page_script_gives_has_its_template() -> None:
     used: set[str] = set()
     for path in JS.glob("*.js"):
         for line in path.read_text("utf-8").splitlines():
-            if "reason(" in line and path.name != "play_witness.js":
+            # reason(...) anywhere, refuse(...) in record.js, JsonSyntax(...) in json.js
+            given = any(call in line for call in ("reason(", "refuse(", "JsonSyntax("))
+            if given and path.name != "play_witness.js":
                 used |= set(re.findall(r'"([a-z]+\.[a-z_]+)"', line))
     assert {"claim.score", "fair.seed", "key.unlisted", "signature.mismatch"} <= used
-    assert used <= set(JS_REASON_CODES), used - set(JS_REASON_CODES)
+    assert {"record.not_integer", "json.expecting_comma", "seed.too_long"} <= used
+    known = set(JS_REASON_CODES) | set(JS_READER_CODES)
+    assert used <= known, used - known
 
 
 def test_page_catalog_is_the_danish_po() -> None:
@@ -197,6 +205,43 @@ def test_danish_page_shows_danish_reasons_and_checks(
     assert checks[0].startswith("Fair play: ikke fair")
     assert any(check.endswith("ikke med den betroede nøgle 21fe31dfa154a261") for check in checks)
     assert not any("signed by" in check or "Commitment: the" in check for check in checks)
+    assert browser_page.errors == []
+
+
+#: Unreadable records: each reading rule's reason, nested reasons among them.
+UNREADABLE: Final = [
+    (EXAMPLES / "malformed-score-float.json").read_text(encoding="utf-8"),
+    '{"format": "twenty48-record", "version": 1, "seed": "s" "moves": ""}',
+    '{"format": "twenty48-record", "version": 2, "seed": "s", "moves": "", "score": 0}',
+    '{"format": "twenty48-record", "version": 1, "seed": "", "moves": "", "score": 0}',
+    '{"format": "twenty48-record", "version": 1, "seed": "s", "moves": "LX", "score": 0}',
+    '{"format": "twenty48-record", "version": 1, "seed": "s", "moves": "", "score": 0, '
+    '"x": 1, "x": 2}',
+    "[1e400]",
+]
+
+
+def danish_reading_reason(text: str) -> str:
+    """What the CLI says in Danish of an unreadable record (its problem, without the file)."""
+    with pytest.raises(RecordError) as caught:
+        Record.from_json(text)
+    danish = caught.value.problem.render(translations("da").gettext)
+    assert danish != str(caught.value.problem)  # there is a Danish text to show
+    return danish
+
+
+@pytest.mark.parametrize("text", UNREADABLE)
+def test_danish_page_says_why_a_record_is_unreadable_in_danish(
+    text: str, browser_page: BrowserPage, tmp_path: Path
+) -> None:
+    """Issue 20 s.3: record.js and json.js gave English words only; now codes, read in Danish."""
+    page_file = tmp_path / "unreadable.html"
+    page_file.write_text(replay_page(text, language="da"), encoding="utf-8")
+    browser_page.open(page_file)
+    verdict = browser_page.verdict()
+    assert verdict["valid"] == "false"
+    assert "IKKE bekræftet: posten kan ikke læses" in (verdict["text"] or "")
+    assert page_reasons(browser_page) == [danish_reading_reason(text)]
     assert browser_page.errors == []
 
 

@@ -612,3 +612,28 @@ def test_the_replay_boxes_show_their_whole_text(size: tuple[int, int], language:
             await pilot.pause()
 
     run(app, size, scenario)
+
+
+@pytest.mark.parametrize("language", ["da"], indirect=True)
+def test_danish_dialogs_name_the_escape_key_in_danish(tmp_path: Path, language: str) -> None:
+    """Issue 20 s.3: the fair game's confirm dialog said "(escape)" in Danish; so did the help."""
+    app = play_app(tmp_path)
+
+    async def scenario(app: App[Any], pilot: Pilot[Any]) -> None:
+        app.push_screen(ConfirmEndScreen(108, 1234, 99))
+        await pilot.pause()
+        shown = "\n".join(screen_lines(app))
+        assert "Spil videre (Esc)" in shown, shown
+        assert "escape" not in shown.lower(), shown
+        await pilot.press("escape")
+        await pilot.pause()
+        for key in ("question_mark", "r"):
+            await pilot.press(key)
+            await pilot.pause()
+            shown = "\n".join(screen_lines(app))
+            assert "Esc" in shown, shown
+            assert "escape" not in shown.lower(), shown
+            await pilot.press("escape")
+            await pilot.pause()
+
+    run(app, (80, 24), scenario)

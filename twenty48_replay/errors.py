@@ -220,9 +220,40 @@ class StoreError(Twenty48Error):
 
 class KeyFileError(Twenty48Error):
     """A signing or trusted key cannot be used: unreadable, malformed, open to others,
-    or a server whose key cannot be fetched (exit 2)."""
+    or a server whose key cannot be fetched (exit 2).
+
+    Built from an English ``template`` marked with ``N_`` and its ``params``
+    (``KeyFileError(N_("cannot read key file {path}: {error}"), path=..., error=...)``):
+    ``str()`` is the English text, :meth:`translated` the same in the reader's
+    language, a parameter that is itself a :class:`KeyFileError` or a
+    :class:`~twenty48_replay.reasons.Reason` translated with it.  A message
+    without parameters is used as it is (it may hold braces).
+    """
 
     exit_code: ClassVar[int] = EXIT_UNUSABLE
+
+    def __init__(self, template: str, **params: object) -> None:
+        self.template = template
+        self.params = params
+        super().__init__(self._text(english=True))
+
+    def _text(self, *, english: bool) -> str:
+        if not self.params:
+            return self.template if english else _(self.template)
+        values = {
+            key: (
+                str(value)
+                if english
+                else value.translated()
+                if isinstance(value, (Twenty48Error, Reason))
+                else value
+            )
+            for key, value in self.params.items()
+        }
+        return (self.template if english else _(self.template)).format(**values)
+
+    def translated(self) -> str:
+        return self._text(english=False)
 
 
 class DamagedGameError(Twenty48Error):

@@ -45,6 +45,7 @@ import attrs
 from twenty48_replay.ed25519 import public_key_problem
 from twenty48_replay.errors import KeyFileError, RecordError
 from twenty48_replay.fair import key_id_of, timestamp_instant, validate_timestamp
+from twenty48_replay.i18n import N_
 from twenty48_replay.reasons import Param, Reason
 
 ALGORITHM: Final = "Ed25519"
@@ -157,19 +158,27 @@ def _param(value: object) -> str | None:
 
 def _public_key(value: object, where: str) -> bytes:
     if not isinstance(value, str) or _HEX64.fullmatch(value) is None:
-        raise KeyFileError(f"{where}public_key must be 64 lowercase hex characters")
+        raise KeyFileError(N_("{where}public_key must be 64 lowercase hex characters"), where=where)
     key = bytes.fromhex(value)
     problem = public_key_problem(key)
     if problem is not None:
-        raise KeyFileError(f"{where}public_key: {problem}")
+        raise KeyFileError(N_("{where}public_key: {problem}"), where=where, problem=problem)
     return key
 
 
 def _key_id(value: object, key: bytes, where: str) -> None:
     if value != key_id_of(key):
-        shown = repr(value) if isinstance(value, str) else "not a string"
+        if isinstance(value, str):
+            raise KeyFileError(
+                N_("{where}key_id {shown} does not match the public key ({key_id})"),
+                where=where,
+                shown=repr(value),
+                key_id=key_id_of(key),
+            )
         raise KeyFileError(
-            f"{where}key_id {shown} does not match the public key ({key_id_of(key)})"
+            N_("{where}key_id not a string does not match the public key ({key_id})"),
+            where=where,
+            key_id=key_id_of(key),
         )
 
 
@@ -178,44 +187,59 @@ def _time(value: object, where: str) -> str:
         return validate_timestamp(value, "")
     except RecordError:
         raise KeyFileError(
-            f"{where} must be a real date and time in RFC 3339 form such as 2026-11-30T12:00:00Z"
+            N_(
+                "{where} must be a real date and time in RFC 3339 form such as 2026-11-30T12:00:00Z"
+            ),
+            where=where,
         ) from None
 
 
 def _reason(value: object, where: str) -> str:
     if not isinstance(value, str) or not 1 <= len(value) <= MAX_REASON_LENGTH:
-        raise KeyFileError(f"{where} must be a string of 1 to {MAX_REASON_LENGTH} characters")
+        raise KeyFileError(
+            N_("{where} must be a string of 1 to {limit} characters"),
+            where=where,
+            limit=MAX_REASON_LENGTH,
+        )
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
-        raise KeyFileError(f"{where} is not encodable as UTF-8") from None
+        raise KeyFileError(N_("{where} is not encodable as UTF-8"), where=where) from None
     return value
 
 
 def _entry(obj: object, index: int) -> KeyPeriod:
     where = f"keys[{index}]"
     if not isinstance(obj, Mapping):
-        raise KeyFileError(f"{where} must be an object")
+        raise KeyFileError(N_("{where} must be an object"), where=where)
     for name in obj:
         if name not in ENTRY_KEYS:
-            raise KeyFileError(f"{where}.{name} is not a key of a key entry")
+            raise KeyFileError(
+                N_("{where}.{name} is not a key of a key entry"), where=where, name=name
+            )
     for name in ENTRY_KEYS[:5]:
         if name not in obj:
-            raise KeyFileError(f"{where}.{name} is missing")
+            raise KeyFileError(N_("{where}.{name} is missing"), where=where, name=name)
     key = _public_key(obj["public_key"], f"{where}.")
     _key_id(obj["key_id"], key, f"{where}.")
     since = _time(obj["from"], f"{where}.from")
     until = None if obj["until"] is None else _time(obj["until"], f"{where}.until")
     if until is not None and timestamp_instant(since) > timestamp_instant(until):
-        raise KeyFileError(f"{where}: from {since} is after until {until}")
+        raise KeyFileError(
+            N_("{where}: from {since} is after until {until}"),
+            where=where,
+            since=since,
+            until=until,
+        )
     revoked = obj["revoked"]
     if not isinstance(revoked, bool):
-        raise KeyFileError(f"{where}.revoked must be true or false")
+        raise KeyFileError(N_("{where}.revoked must be true or false"), where=where)
     if revoked != ("reason" in obj):
         raise KeyFileError(
-            f"{where}.reason is missing: a revoked key says why"
+            N_("{where}.reason is missing: a revoked key says why")
             if revoked
-            else f"{where}.reason is given for a key that is not revoked"
+            else N_("{where}.reason is given for a key that is not revoked"),
+            where=where,
         )
     reason = _reason(obj["reason"], f"{where}.reason") if revoked else None
     return KeyPeriod(key, since, until, revoked, reason)
@@ -228,14 +252,14 @@ def read_key_set(obj: object) -> KeySet:
     ``keys`` are ignored (SPEC 11.6); everything inside ``keys`` is checked.
     """
     if not isinstance(obj, Mapping) or obj.get("algorithm") != ALGORITHM:
-        raise KeyFileError('not a twenty48 key: expected {"algorithm": "Ed25519", ...}')
+        raise KeyFileError(N_('not a twenty48 key: expected {"algorithm": "Ed25519", ...}'))
     current = _public_key(obj.get("public_key"), "")
     _key_id(obj.get("key_id"), current, "")
     if "keys" not in obj:
         return KeySet(current)
     entries = obj["keys"]
     if not isinstance(entries, list) or not entries:
-        raise KeyFileError("keys must be a non-empty array of key entries")
+        raise KeyFileError(N_("keys must be a non-empty array of key entries"))
     periods: list[KeyPeriod] = []
     seen: dict[str, int] = {}
     for index, item in enumerate(entries):
@@ -243,21 +267,28 @@ def read_key_set(obj: object) -> KeySet:
         if period.key_id in seen:
             first = seen[period.key_id]
             raise KeyFileError(
-                f"keys[{index}]: key {period.key_id} is listed twice (first as keys[{first}])"
+                N_("keys[{index}]: key {key_id} is listed twice (first as keys[{first}])"),
+                index=index,
+                key_id=period.key_id,
+                first=first,
             )
         seen[period.key_id] = index
         periods.append(period)
     in_use = [i for i, p in enumerate(periods) if p.until is None]
     if len(in_use) != 1:
         raise KeyFileError(
-            f"a key set has exactly one key in use (until null), this one has {len(in_use)}"
+            N_("a key set has exactly one key in use (until null), this one has {count}"),
+            count=len(in_use),
         )
     index = in_use[0]
     if periods[index].public_key != current:
-        raise KeyFileError(f"the key in use, keys[{index}], is not the document's public_key")
+        raise KeyFileError(
+            N_("the key in use, keys[{index}], is not the document's public_key"), index=index
+        )
     if periods[index].revoked:
         raise KeyFileError(
-            f"the key in use, keys[{index}], is revoked: a server rotates to a new key first"
+            N_("the key in use, keys[{index}], is revoked: a server rotates to a new key first"),
+            index=index,
         )
     return KeySet(current, tuple(periods))
 

@@ -60,6 +60,7 @@ from twenty48_replay.fair import (
     key_id_of,
     validate_signature_text,
 )
+from twenty48_replay.i18n import N_
 from twenty48_replay.keyset import KeySet, read_key_set
 from twenty48_replay.reasons import Reason
 from twenty48_replay.record import loads_strict
@@ -99,15 +100,19 @@ def _open_regular(path: Path) -> tuple[int, int]:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
-        raise KeyFileError(f"cannot read key file {path}: {exc.strerror or exc}") from None
+        raise KeyFileError(
+            N_("cannot read key file {path}: {error}"), path=path, error=exc.strerror or exc
+        ) from None
     try:
         mode = os.fstat(fd).st_mode
     except OSError as exc:
         os.close(fd)
-        raise KeyFileError(f"cannot read key file {path}: {exc.strerror or exc}") from None
+        raise KeyFileError(
+            N_("cannot read key file {path}: {error}"), path=path, error=exc.strerror or exc
+        ) from None
     if not stat.S_ISREG(mode):
         os.close(fd)
-        raise KeyFileError(f"key file {path} is {_kind(mode)}, not a file")
+        raise KeyFileError(N_("key file {path} is {kind}, not a file"), path=path, kind=_kind(mode))
     return fd, mode
 
 
@@ -119,14 +124,20 @@ def _read_capped(path: Path, fd: int | None = None) -> bytes:
         with os.fdopen(fd, "rb") as f:
             return f.read(MAX_KEY_FILE_BYTES + 1)
     except OSError as exc:
-        raise KeyFileError(f"cannot read key file {path}: {exc.strerror or exc}") from None
+        raise KeyFileError(
+            N_("cannot read key file {path}: {error}"), path=path, error=exc.strerror or exc
+        ) from None
 
 
 def _read_bounded(path: Path, fd: int | None = None) -> bytes:
     """At most 64 KiB of a regular file; a larger one is refused."""
     data = _read_capped(path, fd)
     if len(data) > MAX_KEY_FILE_BYTES:
-        raise KeyFileError(f"key file {path} is over {MAX_KEY_FILE_BYTES} bytes: not a key")
+        raise KeyFileError(
+            N_("key file {path} is over {limit} bytes: not a key"),
+            path=path,
+            limit=MAX_KEY_FILE_BYTES,
+        )
     return data
 
 
@@ -331,7 +342,7 @@ class TrustedKey:
     def _check(self, _attribute: object, value: bytes) -> None:
         problem = public_key_problem(value)
         if problem is not None:
-            raise KeyFileError(str(problem))
+            raise KeyFileError(N_("{problem}"), problem=problem)
 
     @property
     def key_id(self) -> str:
@@ -349,7 +360,7 @@ class TrustedKey:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
-            raise KeyFileError("not UTF-8 text") from None
+            raise KeyFileError(N_("not UTF-8 text")) from None
         return cls(_pem_public_key(text.removeprefix("\ufeff")))
 
     @classmethod
@@ -437,26 +448,29 @@ def _pem_public_key(text: str) -> bytes:
     lines = [line.rstrip(" \t\r") for line in text.split("\n")]
     boundaries = [i for i, line in enumerate(lines) if line.startswith(("-----BEGIN", "-----END"))]
     if any("PRIVATE KEY" in lines[i] for i in boundaries):
-        raise KeyFileError("this is a private key; give the server's public key")
+        raise KeyFileError(N_("this is a private key; give the server's public key"))
     if not boundaries:
         raise KeyFileError(
-            "not JSON (the well-known document) and not a PEM public key "
-            "(-----BEGIN PUBLIC KEY-----)"
+            N_(
+                "not JSON (the well-known document) and not a PEM public key "
+                "(-----BEGIN PUBLIC KEY-----)"
+            )
         )
     if len(boundaries) != 2:
         raise KeyFileError(
-            f"{len(boundaries)} PEM boundary lines: a key file holds one PUBLIC KEY block"
+            N_("{count} PEM boundary lines: a key file holds one PUBLIC KEY block"),
+            count=len(boundaries),
         )
     first, last = boundaries
     if lines[first] != _PUBLIC_PEM_HEAD.decode() or lines[last] != _PUBLIC_PEM_TAIL.decode():
-        raise KeyFileError("not a PEM public key (-----BEGIN PUBLIC KEY-----)")
+        raise KeyFileError(N_("not a PEM public key (-----BEGIN PUBLIC KEY-----)"))
     body = "".join(lines[first + 1 : last]).translate(_BASE64_WHITESPACE)
     der = base64.b64decode(body) if _BASE64.fullmatch(body) and len(body) % 4 == 0 else b""
     if not der or base64.b64encode(der).decode("ascii") != body:
         # Only the canonical base64 of some bytes: padding at the end only, unused bits 0.
-        raise KeyFileError("the PEM public key is not valid base64")
+        raise KeyFileError(N_("the PEM public key is not valid base64"))
     if len(der) != len(SPKI_PREFIX) + 32 or not der.startswith(SPKI_PREFIX):
-        raise KeyFileError("the PEM public key is not an Ed25519 key")
+        raise KeyFileError(N_("the PEM public key is not an Ed25519 key"))
     return der[len(SPKI_PREFIX) :]
 
 
@@ -471,21 +485,23 @@ def read_key_file(data: bytes, where: str) -> TrustedKey | TrustedKeySet:
     """
     try:
         if len(data) > MAX_KEY_FILE_BYTES:
-            raise KeyFileError(f"is over {MAX_KEY_FILE_BYTES} bytes: not a key")
+            raise KeyFileError(N_("is over {limit} bytes: not a key"), limit=MAX_KEY_FILE_BYTES)
         try:
             text = data.decode("utf-8").removeprefix("\ufeff")
         except UnicodeDecodeError:
-            raise KeyFileError("not UTF-8 text") from None
+            raise KeyFileError(N_("not UTF-8 text")) from None
         if not text.lstrip(" \t\r\n").startswith("{"):
             return TrustedKey(_pem_public_key(text))
         try:
             document = loads_strict(text, bom=False)
         except RecordError as exc:
-            raise KeyFileError(f"not a well-known key document: {exc.message}") from None
+            raise KeyFileError(
+                N_("not a well-known key document: {problem}"), problem=exc.problem
+            ) from None
         keys = read_key_set(document)
         return TrustedKeySet(keys) if keys.listed else TrustedKey(keys.current)
     except KeyFileError as exc:
-        raise KeyFileError(f"{where}: {exc}") from None
+        raise KeyFileError(N_("{where}: {problem}"), where=where, problem=exc) from None
 
 
 def load_trusted(path_or_url: str) -> TrustedKey | TrustedKeySet:
@@ -505,8 +521,9 @@ def load_trusted(path_or_url: str) -> TrustedKey | TrustedKeySet:
         if ":" in path_or_url and not os.path.lexists(path_or_url):
             # "127.0.0.1:8048", "localhost:8048/", "ftp://...": meant as a server.
             raise KeyFileError(
-                f"{exc}; a server URL starts with http:// or https://, "
-                f"e.g. http://{path_or_url.split('://')[-1]}"
+                N_("{problem}; a server URL starts with http:// or https://, e.g. {example}"),
+                problem=exc,
+                example=f"http://{path_or_url.split('://')[-1]}",
             ) from None
         raise
 
@@ -536,7 +553,9 @@ def _fetch(url: str) -> TrustedKey | TrustedKeySet:
     worker.join(FETCH_TIMEOUT)
     if not outcome:
         raise KeyFileError(
-            f"cannot fetch the key from {target}: no whole answer within {FETCH_TIMEOUT:g} s"
+            N_("cannot fetch the key from {target}: no whole answer within {seconds} s"),
+            target=target,
+            seconds=f"{FETCH_TIMEOUT:g}",
         )
     data = outcome[0]
     if isinstance(data, KeyFileError):
@@ -563,8 +582,12 @@ def _download(target: str) -> bytes:
         ) -> urllib.request.Request | None:
             if not newurl.lower().startswith(("http://", "https://")):
                 raise KeyFileError(
-                    f"cannot fetch the key from {target}: redirected to a URL that is not "
-                    f"http(s): {newurl}"
+                    N_(
+                        "cannot fetch the key from {target}: redirected to a URL that is not "
+                        "http(s): {url}"
+                    ),
+                    target=target,
+                    url=newurl,
                 )
             return super().redirect_request(req, fp, code, msg, headers, newurl)
 
@@ -574,10 +597,14 @@ def _download(target: str) -> bytes:
         with opener.open(request, timeout=FETCH_TIMEOUT) as response:
             data: bytes = response.read(MAX_KEY_FILE_BYTES + 1)
     except urllib.error.HTTPError as exc:
-        raise KeyFileError(f"cannot fetch the key from {target}: HTTP {exc.code}") from None
+        raise KeyFileError(
+            N_("cannot fetch the key from {target}: HTTP {status}"), target=target, status=exc.code
+        ) from None
     except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
         reason = getattr(exc, "reason", None) or exc
         if isinstance(reason, http.client.HTTPException):
             reason = f"not a valid HTTP answer ({type(reason).__name__}: {reason})"
-        raise KeyFileError(f"cannot fetch the key from {target}: {reason}") from None
+        raise KeyFileError(
+            N_("cannot fetch the key from {target}: {error}"), target=target, error=reason
+        ) from None
     return data  # over MAX_KEY_FILE_BYTES: read_key_file refuses it, as it refuses a file

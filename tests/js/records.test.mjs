@@ -53,6 +53,13 @@ test("SPEC 8.7: games.jsonl's three records", async () => {
   });
   assert.deepEqual(verdictJson(await verifyRecord(line3)), {
     valid: null, error: "field 'score': 8.0 (a number with a fraction or exponent) is not an integer",
+    error_code: {
+      code: "field",
+      params: {
+        field: "score",
+        problem: { code: "record.not_integer", params: { value: { code: "value.fraction", params: { number: 8 } } } },
+      },
+    },
   });
 });
 

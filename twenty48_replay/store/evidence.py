@@ -32,6 +32,9 @@ class EvidenceInfo:
     server: str
     fair_game_id: int | None
     verdict: str
+    #: The verdict as a code with parameters (the document's ``verdict_code``, SPEC 8.8),
+    #: from which a person reads it in their language; None when the document has none.
+    verdict_code: Any = None
 
 
 def save_evidence(store: Store, saved_ms: int, verdict: str, document: dict[str, Any]) -> int:
@@ -53,9 +56,8 @@ def save_evidence(store: Store, saved_ms: int, verdict: str, document: dict[str,
 
 
 def list_evidence(store: Store, limit: int) -> list[EvidenceInfo]:
-    """The newest ``limit`` reports, newest first."""
-    columns = [c for c in fair_evidence.c if c.name != "document"]
-    query = select(*columns).order_by(fair_evidence.c.id.desc()).limit(limit)
+    """The newest ``limit`` reports, newest first, each with its document's verdict code."""
+    query = select(fair_evidence).order_by(fair_evidence.c.id.desc()).limit(limit)
     with store.reading() as connection:
         rows = connection.execute(query).all()
     return [
@@ -65,9 +67,27 @@ def list_evidence(store: Store, limit: int) -> list[EvidenceInfo]:
             str(row.server),
             None if row.fair_game_id is None else int(row.fair_game_id),
             str(row.verdict),
+            _verdict_code(_parsed(str(row.document))),
         )
         for row in rows
     ]
+
+
+def _parsed(document: str) -> Any:
+    """The stored document, or None when it is damaged."""
+    try:
+        return json.loads(document)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _verdict_code(document: Any) -> Any:
+    """The document's ``verdict_code`` (an object), or None."""
+    if isinstance(document, dict):
+        code = document.get("verdict_code")
+        if isinstance(code, dict):
+            return code
+    return None
 
 
 def load_evidence(store: Store, report_id: int) -> tuple[EvidenceInfo, Any] | None:
@@ -77,15 +97,13 @@ def load_evidence(store: Store, report_id: int) -> tuple[EvidenceInfo, Any] | No
         row = connection.execute(query).first()
     if row is None:
         return None
+    document = _parsed(str(row.document))  # None when damaged: the caller says so
     info = EvidenceInfo(
         int(row.id),
         int(row.saved_ms),
         str(row.server),
         None if row.fair_game_id is None else int(row.fair_game_id),
         str(row.verdict),
+        _verdict_code(document),
     )
-    try:
-        document = json.loads(str(row.document))
-    except (ValueError, RecursionError):
-        document = None  # damaged: the caller says so
     return info, document

@@ -41,6 +41,24 @@ JS_REASON_CODES: Final = (
     "signature.s_not_canonical",
 )
 
+#: The codes of the page's record reader (record.js, json.js, canonical.js, rng.js's seed
+#: check): the reading rules of SPEC 6.4 as twenty48_replay/record.py words them, so an
+#: unreadable record on a page in another language is said in that language.
+JS_READER_CODES: Final = tuple(
+    code
+    for code in TEMPLATES
+    if (
+        code.split(".")[0] in ("json", "record", "seed", "canonical", "value")
+        and code != "canonical.key"  # a key that is not a string: the Python reader's only
+    )
+    or code in ("field", "text", "input.too_large", "input.too_many_values", "input.not_utf8")
+    or (
+        code.startswith("fair.")
+        and code not in JS_REASON_CODES
+        and code not in ("fair.signer_key", "fair.unreadable")
+    )
+)
+
 #: Words of the replay page's script (replay_page.js's ``pageSay``/``pageT``), marked for the
 #: catalog; a test checks that every literal the script translates is here.
 PAGE_MESSAGES: Final = (
@@ -65,6 +83,8 @@ PAGE_MESSAGES: Final = (
     N_("failed"),
     N_("not checked"),
     N_("Self-seeded game: the player chose the seed, so there are no fair-play claims to check."),
+    N_("the page could not verify the record: {problem}"),
+    N_("({count} more characters)"),
     N_("Fair-play data unusable: {problem}"),
     N_("Commitment: {problem}"),
     N_("Commitment: the server seed revealed after the game is the one committed to before it."),
@@ -184,7 +204,9 @@ def _generated(name: str, constant: str, codes: tuple[str, ...]) -> str:
 
 def reason_templates_js() -> str:
     """The text of ``web/js/reason_templates.js``: the codes the verifier gives, in English."""
-    return _generated("reason_templates.js", "REASON_TEMPLATES", JS_REASON_CODES)
+    return _generated(
+        "reason_templates.js", "REASON_TEMPLATES", (*JS_REASON_CODES, *JS_READER_CODES)
+    )
 
 
 def witness_templates_js() -> str:
@@ -194,7 +216,8 @@ def witness_templates_js() -> str:
 
 def page_messages() -> tuple[str, ...]:
     """Every English text the page's script may translate: templates and page words."""
-    return tuple(dict.fromkeys([*(TEMPLATES[code] for code in JS_REASON_CODES), *PAGE_MESSAGES]))
+    codes = (*JS_REASON_CODES, *JS_READER_CODES)
+    return tuple(dict.fromkeys([*(TEMPLATES[code] for code in codes), *PAGE_MESSAGES]))
 
 
 def page_catalog(language: str) -> dict[str, str] | None:
@@ -224,13 +247,14 @@ def served_catalog(language: str, words: tuple[str, ...]) -> dict[str, str] | No
     if language == ENGLISH:
         return None
     catalog = translations(language)
-    codes = (*JS_REASON_CODES, *WITNESS_CODES, *JSON_READER_CODES)
+    codes = (*JS_REASON_CODES, *JS_READER_CODES, *WITNESS_CODES, *JSON_READER_CODES)
     messages = dict.fromkeys([*words, *(TEMPLATES[code] for code in codes)])
     return {message: catalog.gettext(message) for message in messages}
 
 
 __all__ = [
     "JSON_READER_CODES",
+    "JS_READER_CODES",
     "JS_REASON_CODES",
     "LEADERBOARD_PAGE_MESSAGES",
     "PAGE_MESSAGES",

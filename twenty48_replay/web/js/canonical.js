@@ -7,19 +7,23 @@
 // CanonicalError naming the field, worded as the reference (twenty48_replay/fair.py).
 //
 // API:
-//   class CanonicalError {field, reason, message}
+//   class CanonicalError {field, reason, problem, message}: reason as a code with parameters
+//       (reasons.js), problem the same in its field, message problem's English text
 //   canonicalText(value, where = "") -> string     (value without any key removed)
 //   canonicalBytes(recordMap)        -> Uint8Array  (the record without its top-level "signature")
 
 import { JsonBigInt, JsonFloat } from "./json.js";
-import { loneSurrogateAt, pyFloatRepr, utf8Encode } from "./text.js";
+import { inField, reason, reasonText } from "./reasons.js";
+import { loneSurrogateAt, utf8Encode } from "./text.js";
 
 export class CanonicalError extends Error {
-  constructor(field, reason) {
-    super(field ? `field '${field}': ${reason}` : reason);
+  constructor(field, why) {
+    const problem = inField(field || null, why);
+    super(reasonText(problem));
     this.name = "CanonicalError";
     this.field = field;
-    this.reason = reason;
+    this.reason = why;
+    this.problem = problem;
   }
 }
 
@@ -29,10 +33,7 @@ const CANONICAL_SHORT = { '"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\
 function canonicalString(text, where) {
   const lone = loneSurrogateAt(text);
   if (lone >= 0) {
-    throw new CanonicalError(
-      where,
-      `has a lone surrogate (character ${lone + 1}); it has no canonical form`,
-    );
+    throw new CanonicalError(where, reason("canonical.lone_surrogate", { character: lone + 1 }));
   }
   const body = text.replace(CANONICAL_SPECIAL, (ch) => {
     const short = CANONICAL_SHORT[ch];
@@ -47,24 +48,19 @@ function canonicalInto(value, where, out) {
   else if (value === false) out.push("false");
   else if (typeof value === "number") {
     if (!Number.isInteger(value)) {
-      throw new CanonicalError(
-        where,
-        `${pyFloatRepr(value)} is not an integer; a signed record holds integers only`,
-      );
+      throw new CanonicalError(where, reason("canonical.fraction", { value }));
     }
     if (Math.abs(value) > 9007199254740992) {
-      throw new CanonicalError(where, `${value} is beyond ±2^53; it has no canonical form`);
+      throw new CanonicalError(where, reason("canonical.beyond", { value }));
     }
     out.push(String(value === 0 ? 0 : value));
   } else if (value instanceof JsonFloat) {
-    throw new CanonicalError(
-      where,
-      `${pyFloatRepr(value.value)} is not an integer; a signed record holds integers only`,
-    );
+    throw new CanonicalError(where, reason("canonical.fraction", { value: value.value }));
   } else if (value instanceof JsonBigInt) {
     // The reference keeps integers over 640 characters as an opaque type it cannot serialise.
-    if (value.long) throw new CanonicalError(where, "BigInteger is not a JSON value");
-    throw new CanonicalError(where, `${value.text} is beyond ±2^53; it has no canonical form`);
+    if (value.long) throw new CanonicalError(where, reason("canonical.not_json", { type: "BigInteger" }));
+    // The digits as text: a JavaScript number cannot hold them (--json has the integer itself).
+    throw new CanonicalError(where, reason("canonical.beyond", { value: value.text }));
   } else if (typeof value === "string") out.push(canonicalString(value, where));
   else if (Array.isArray(value)) {
     out.push("[");
@@ -85,7 +81,7 @@ function canonicalInto(value, where, out) {
     });
     out.push("}");
   } else {
-    throw new CanonicalError(where, `${typeof value} is not a JSON value`);
+    throw new CanonicalError(where, reason("canonical.not_json", { type: typeof value }));
   }
 }
 

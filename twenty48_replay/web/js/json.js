@@ -14,14 +14,19 @@
 //
 // API:
 //   MAX_INPUT_BYTES = 16 MiB, MAX_VALUES = 1,000,000
-//   class JsonError(message)         one reason, worded as the reference words it
+//   class JsonError(problem)         one reason, worded as the reference words it: .problem is
+//                                    the reason as a code with parameters (reasons.js, SPEC
+//                                    8.8; the codes of twenty48_replay/record.py), .message
+//                                    its English text
 //   class JsonFloat {value, text}    class JsonBigInt {text, long}
 //   readJson(input)                  input: a string, or a Uint8Array / ArrayBuffer of UTF-8;
 //                                    one BOM at the very start is skipped; throws JsonError
 //   countValues(text)                the reference's count of JSON values (SPEC 7)
-//   shortNumber(text)                a long number as the reference shows it in messages
+//   shortNumberReason(text)          a long number as the reference shows it in messages, as a
+//                                    reason (value.digits / value.long_digits)
 
-import { groupThousands, pyRepr, utf8Length } from "./text.js";
+import { reason, reasonText } from "./reasons.js";
+import { utf8Length } from "./text.js";
 
 export const MAX_INPUT_BYTES = 16 * 1024 * 1024;
 export const MAX_VALUES = 1000000;
@@ -31,9 +36,10 @@ const JSON_INT_DIGITS = 640;
 const JSON_TWO53 = 9007199254740992n;
 
 export class JsonError extends Error {
-  constructor(message) {
-    super(message);
+  constructor(problem) {
+    super(reasonText(problem));
     this.name = "JsonError";
+    this.problem = problem;
   }
 }
 
@@ -52,9 +58,9 @@ export class JsonBigInt {
   }
 }
 
-export function shortNumber(text) {
-  if (text.length <= 24) return text;
-  return `${text.slice(0, 10)}...${text.slice(-10)} (${groupThousands(text.length)} characters)`;
+export function shortNumberReason(text) {
+  if (text.length <= 24) return reason("value.digits", { digits: text });
+  return reason("value.long_digits", { head: text.slice(0, 10), tail: text.slice(-10), length: text.length });
 }
 
 // ---------------------------------------------------------------- counting values
@@ -130,45 +136,39 @@ function jsonUtf8ErrorAt(bytes, start) {
 function jsonDecodeBytes(input) {
   const bytes = input instanceof Uint8Array ? input : new Uint8Array(input);
   if (bytes.length > MAX_INPUT_BYTES) {
-    throw new JsonError(
-      `record is ${groupThousands(bytes.length)} bytes, over the limit of ${groupThousands(MAX_INPUT_BYTES)}`,
-    );
+    throw new JsonError(reason("input.too_large", { size: bytes.length, limit: MAX_INPUT_BYTES }));
   }
   const bom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
   const lossy = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
   const values = countValues(lossy);
   if (values > MAX_VALUES) {
-    throw new JsonError(
-      `record holds ${groupThousands(values)} JSON values, over the limit of ${groupThousands(MAX_VALUES)}`,
-    );
+    throw new JsonError(reason("input.too_many_values", { count: values, limit: MAX_VALUES }));
   }
   const start = bom ? 3 : 0;
   const bad = jsonUtf8ErrorAt(bytes, start);
-  if (bad >= 0) throw new JsonError(`input is not UTF-8 (byte ${bad - start + 1})`);
+  if (bad >= 0) throw new JsonError(reason("input.not_utf8", { byte: bad - start + 1 }));
   return bom ? lossy.slice(1) : lossy;
 }
 
 function jsonPrepareText(text) {
   const size = utf8Length(text);
   if (size > MAX_INPUT_BYTES) {
-    throw new JsonError(
-      `record is ${groupThousands(size)} bytes, over the limit of ${groupThousands(MAX_INPUT_BYTES)}`,
-    );
+    throw new JsonError(reason("input.too_large", { size, limit: MAX_INPUT_BYTES }));
   }
   const values = countValues(text);
   if (values > MAX_VALUES) {
-    throw new JsonError(
-      `record holds ${groupThousands(values)} JSON values, over the limit of ${groupThousands(MAX_VALUES)}`,
-    );
+    throw new JsonError(reason("input.too_many_values", { count: values, limit: MAX_VALUES }));
   }
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 // ---------------------------------------------------------------- parsing
 
+// A syntax error: the code of the JSON parser's words (Python's json module's, SPEC 8.8),
+// or a reason of its own, at a position.
 class JsonSyntax {
-  constructor(message, pos) {
-    this.message = message;
+  constructor(problem, pos) {
+    this.problem = typeof problem === "string" ? reason(problem) : problem;
     this.pos = pos;
   }
 }
@@ -197,7 +197,7 @@ class JsonParser {
   // Returns [value, next index]; throws JsonSyntax / JsonError; "stop" = no value here.
   value(i) {
     const s = this.s;
-    if (i >= this.n) throw new JsonSyntax("Expecting value", i);
+    if (i >= this.n) throw new JsonSyntax("json.expecting_value", i);
     const c = s[i];
     switch (c) {
       case '"':
@@ -205,7 +205,7 @@ class JsonParser {
       case "{":
       case "[":
         if (++this.depth > JSON_MAX_DEPTH) {
-          throw new JsonError("not JSON this reader accepts: nested too deeply");
+          throw new JsonError(reason("json.too_deep"));
         }
         try {
           return c === "{" ? this.object(i + 1) : this.array(i + 1);
@@ -222,16 +222,16 @@ class JsonParser {
         if (i + 4 < this.n && s.startsWith("alse", i + 1)) return [false, i + 5];
         break;
       case "N":
-        if (i + 2 < this.n && s.startsWith("aN", i + 1)) throw new JsonError("NaN is not a JSON number");
+        if (i + 2 < this.n && s.startsWith("aN", i + 1)) throw new JsonError(reason("json.constant", { name: "NaN" }));
         break;
       case "I":
         if (i + 7 < this.n && s.startsWith("nfinity", i + 1)) {
-          throw new JsonError("Infinity is not a JSON number");
+          throw new JsonError(reason("json.constant", { name: "Infinity" }));
         }
         break;
       case "-":
         if (i + 8 < this.n && s.startsWith("Infinity", i + 1)) {
-          throw new JsonError("-Infinity is not a JSON number");
+          throw new JsonError(reason("json.constant", { name: "-Infinity" }));
         }
         break;
       default:
@@ -250,14 +250,14 @@ class JsonParser {
     };
     if (s[i] === "-") {
       i++;
-      if (i > last) throw new JsonSyntax("Expecting value", start);
+      if (i > last) throw new JsonSyntax("json.expecting_value", start);
     }
     const first = s.charCodeAt(i);
     if (first >= 49 && first <= 57) {
       i++;
       while (i <= last && digit(i)) i++;
     } else if (first === 48) i++;
-    else throw new JsonSyntax("Expecting value", start);
+    else throw new JsonSyntax("json.expecting_value", start);
     let isFloat = false;
     if (i < last && s[i] === "." && digit(i + 1)) {
       isFloat = true;
@@ -276,10 +276,10 @@ class JsonParser {
     if (isFloat) {
       const value = Number(text);
       if (!Number.isFinite(value)) {
-        throw new JsonError(`the number ${shortNumber(text)} is too large for an IEEE double`);
+        throw new JsonError(reason("json.number_too_large", { number: shortNumberReason(text) }));
       }
       if (value === 0 && !JSON_ZERO.test(text)) {
-        throw new JsonError(`the number ${shortNumber(text)} is too small for an IEEE double`);
+        throw new JsonError(reason("json.number_too_small", { number: shortNumberReason(text) }));
       }
       return [new JsonFloat(value, text), i];
     }
@@ -299,26 +299,26 @@ class JsonParser {
     for (;;) {
       JSON_SPECIAL.lastIndex = i;
       const found = JSON_SPECIAL.exec(s);
-      if (found === null) throw new JsonSyntax("Unterminated string starting at", begin);
+      if (found === null) throw new JsonSyntax("json.unterminated_string", begin);
       const at = found.index;
       const c = s[at];
-      if (c !== '"' && c !== "\\") throw new JsonSyntax("Invalid control character at", at);
+      if (c !== '"' && c !== "\\") throw new JsonSyntax("json.control_character", at);
       out += s.slice(i, at);
       if (c === '"') return [out, at + 1];
       const next = at + 1;
-      if (next >= this.n) throw new JsonSyntax("Unterminated string starting at", begin);
+      if (next >= this.n) throw new JsonSyntax("json.unterminated_string", begin);
       const e = s[next];
       if (e !== "u") {
         const mapped = JSON_ESCAPES[e];
         if (mapped === undefined || !Object.prototype.hasOwnProperty.call(JSON_ESCAPES, e)) {
-          throw new JsonSyntax("Invalid \\escape", at);
+          throw new JsonSyntax("json.bad_escape", at);
         }
         out += mapped;
         i = next + 1;
         continue;
       }
       let end = next + 1 + 4;
-      if (end >= this.n) throw new JsonSyntax("Invalid \\uXXXX escape", next);
+      if (end >= this.n) throw new JsonSyntax("json.bad_unicode_escape", next);
       let code = this.hex4(next + 1, next);
       if (code >= 0xd800 && code <= 0xdbff && end + 6 < this.n && s[end] === "\\" && s[end + 1] === "u") {
         const low = this.hex4(end + 2, end + 1);
@@ -335,7 +335,7 @@ class JsonParser {
 
   hex4(i, errorAt) {
     const part = this.s.slice(i, i + 4);
-    if (!/^[0-9a-fA-F]{4}$/.test(part)) throw new JsonSyntax("Invalid \\uXXXX escape", errorAt);
+    if (!/^[0-9a-fA-F]{4}$/.test(part)) throw new JsonSyntax("json.bad_unicode_escape", errorAt);
     return parseInt(part, 16);
   }
 
@@ -347,22 +347,22 @@ class JsonParser {
     if (i >= this.n || s[i] !== "}") {
       for (;;) {
         if (i >= this.n || s[i] !== '"') {
-          throw new JsonSyntax("Expecting property name enclosed in double quotes", i);
+          throw new JsonSyntax("json.expecting_name", i);
         }
         const [key, afterKey] = this.string(i + 1);
         i = this.space(afterKey);
-        if (i >= this.n || s[i] !== ":") throw new JsonSyntax("Expecting ':' delimiter", i);
+        if (i >= this.n || s[i] !== ":") throw new JsonSyntax("json.expecting_colon", i);
         i = this.space(i + 1);
         const [value, afterValue] = this.value(i);
         if (duplicate === null && map.has(key)) duplicate = key;
         if (duplicate === null) map.set(key, value);
         i = this.space(afterValue);
         if (i < this.n && s[i] === "}") break;
-        if (i >= this.n || s[i] !== ",") throw new JsonSyntax("Expecting ',' delimiter", i);
+        if (i >= this.n || s[i] !== ",") throw new JsonSyntax("json.expecting_comma", i);
         i = this.space(i + 1);
       }
     }
-    if (duplicate !== null) throw new JsonError(`duplicate key ${pyRepr(duplicate)}`);
+    if (duplicate !== null) throw new JsonError(reason("json.duplicate_key", { key: duplicate }));
     return [map, i + 1];
   }
 
@@ -376,7 +376,7 @@ class JsonParser {
         items.push(value);
         i = this.space(after);
         if (i < this.n && s[i] === "]") break;
-        if (i >= this.n || s[i] !== ",") throw new JsonSyntax("Expecting ',' delimiter", i);
+        if (i >= this.n || s[i] !== ",") throw new JsonSyntax("json.expecting_comma", i);
         i = this.space(i + 1);
       }
     }
@@ -410,21 +410,19 @@ export function readJson(input) {
   else throw new TypeError("readJson takes a string or UTF-8 bytes");
   try {
     if (text.charCodeAt(0) === 0xfeff) {
-      throw new JsonSyntax("Unexpected UTF-8 BOM (decode using utf-8-sig)", 0);
+      throw new JsonSyntax(reason("text", { text: "Unexpected UTF-8 BOM (decode using utf-8-sig)" }), 0);
     }
     const parser = new JsonParser(text);
     const [value, end] = parser.value(parser.space(0));
     const after = parser.space(end);
-    if (after !== text.length) throw new JsonSyntax("Extra data", after);
+    if (after !== text.length) throw new JsonSyntax("json.extra_data", after);
     return value;
   } catch (error) {
     if (!(error instanceof JsonSyntax)) throw error;
     if (/^[ \t\r\n]*$/.test(text)) {
-      throw new JsonError("holds no JSON value (it is empty or only whitespace)");
+      throw new JsonError(reason("json.empty"));
     }
     const [line, column] = jsonLocate(text, error.pos);
-    // Some messages end in "at" already ("Unterminated string starting at"), as in record.py.
-    const at = error.message.endsWith(" at") ? "" : " at";
-    throw new JsonError(`not JSON: ${error.message}${at} line ${line} column ${column}`);
+    throw new JsonError(reason("json.syntax", { problem: error.problem, line, column }));
   }
 }

@@ -10,11 +10,13 @@
 //   reason(code, params = {}) -> a frozen {code, params}
 //   reasonText(reason, translate = null) -> its text; translate(englishTemplate) -> template
 //   reasonJson(reason) -> {code, params} with nested reasons as plain objects (as --json prints)
+//   inField(field, problem) -> problem placed in a field ("field 'score': ..."), or itself when
+//       field is null
 //   translator(catalog) -> translate function of a {english: translation} object (or null)
 //   reasonTemplates(table) -> add the templates of more codes ({code: English template})
 
 import { REASON_TEMPLATES } from "./reason_templates.js";
-import { pyRepr } from "./text.js";
+import { pyFloatRepr, pyRepr } from "./text.js";
 
 const REASON_FIELD = /\{([a-z0-9_]+)(?:!([rj]))?(:,)?\}/g;
 // The templates of the codes given: the verifier's, and more a module adds (play_witness.js).
@@ -46,11 +48,19 @@ export function reasonText(r, translate = null) {
   return words.replace(REASON_FIELD, (_match, name, conversion, grouped) => {
     let value = r.params[name];
     if (reasonIs(value)) value = reasonText(value, translate);
-    if (conversion === "r") return typeof value === "string" ? pyRepr(value) : reasonPlain(value);
+    if (conversion === "r") {
+      // Only floats are shown with !r besides strings (value.fraction, canonical.fraction).
+      if (typeof value === "number") return pyFloatRepr(value);
+      return typeof value === "string" ? pyRepr(value) : reasonPlain(value);
+    }
     if (conversion === "j") return JSON.stringify(value);
     if (grouped) return reasonPlain(value).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
     return reasonPlain(value);
   });
+}
+
+export function inField(field, problem) {
+  return field === null || field === undefined ? problem : reason("field", { field, problem });
 }
 
 export function reasonJson(r) {

@@ -12,6 +12,9 @@
 //       rules such as "12.0 is not an integer" cannot apply to it).
 //       errors: [] when readable, else [one message] such as "field 'score': 12.0 (a number
 //       with a fraction or exponent) is not an integer"; record is then null.
+//       problems: the same as reasons with codes and parameters (reasons.js; the codes
+//       twenty48_replay/record.py gives, `verify --json`'s "error_code"), for a page to say
+//       them in its language.
 //   record: {
 //       seed, moves, score,                     string, string of U/D/L/R, integer
 //       maxTile, finalBoard,                    null when absent; finalBoard as 4 rows of values
@@ -23,12 +26,14 @@
 //       signature,                              null or 128 lowercase hex characters
 //       json,                                   the whole record as read (a Map; canonical bytes)
 //   }
-//   describeValue(v)  how the reference shows a value in a message (Python repr style)
+//   describeReason(v) how the reference shows a value in a message (Python repr style), as a
+//                     reason (value.*), so it is translated with the message around it
 
 import { canonicalBytes, CanonicalError } from "./canonical.js";
-import { JsonBigInt, JsonError, JsonFloat, readJson, shortNumber } from "./json.js";
-import { seedProblem } from "./rng.js";
-import { codePointCount, codePointSlice, loneSurrogateAt, pyFloatRepr, pyRepr } from "./text.js";
+import { JsonBigInt, JsonError, JsonFloat, readJson, shortNumberReason } from "./json.js";
+import { inField, reason, reasonText } from "./reasons.js";
+import { seedReason } from "./rng.js";
+import { codePointCount, codePointSlice, loneSurrogateAt } from "./text.js";
 
 const RECORD_FORMAT = "twenty48-record";
 const RECORD_MAX_MOVES = 1000000;
@@ -51,71 +56,79 @@ export const RECORD_TIMESTAMP = new RegExp(
 );
 
 class RecordProblem extends Error {
-  constructor(reason, field = null) {
-    super(field === null ? reason : `field '${field}': ${reason}`);
+  constructor(why, field = null) {
+    const problem = inField(field, why);
+    super(reasonText(problem));
     this.name = "RecordProblem";
+    this.problem = problem;
   }
 }
 
-export function describeValue(value) {
-  if (value instanceof JsonFloat) {
-    return `${pyFloatRepr(value.value)} (a number with a fraction or exponent)`;
+// Throws the reason `code` (with `params`) in `field`.
+function refuse(code, params = {}, field = null) {
+  throw new RecordProblem(reason(code, params), field);
+}
+
+export function describeReason(value) {
+  if (value instanceof JsonFloat) return reason("value.fraction", { number: value.value });
+  // An integer beyond 2^53 keeps its digits as text: a JavaScript number cannot hold them.
+  if (value instanceof JsonBigInt) {
+    return value.long ? shortNumberReason(value.text) : reason("value.integer", { number: value.text });
   }
-  if (value instanceof JsonBigInt) return value.long ? shortNumber(value.text) : value.text;
-  if (value === true) return "true";
-  if (value === false) return "false";
-  if (value === null) return "null";
+  if (value === true) return reason("value.true");
+  if (value === false) return reason("value.false");
+  if (value === null) return reason("value.null");
   if (typeof value === "string") {
     const shown = codePointCount(value) <= 20 ? value : codePointSlice(value, 0, 17) + "...";
-    return `the string ${pyRepr(shown)}`;
+    return reason("value.string", { text: shown });
   }
-  if (Array.isArray(value)) return "an array";
-  if (value instanceof Map) return "an object";
-  return String(value);
+  if (Array.isArray(value)) return reason("value.array");
+  if (value instanceof Map) return reason("value.object");
+  if (typeof value === "number") return reason("value.integer", { number: value });
+  return reason("text", { text: String(value) });
 }
+
 
 function recordInteger(value, field) {
   if (value instanceof JsonBigInt) {
-    const why = value.text.startsWith("-") ? "is negative" : "is over the limit of 2^53";
-    throw new RecordProblem(`${describeValue(value)} ${why}`, field);
+    // The reference words an integer of up to 640 digits as itself, a longer one shortened.
+    const shown = value.long ? describeReason(value) : value.text;
+    refuse(value.text.startsWith("-") ? "record.negative" : "record.over_limit", { value: shown }, field);
   }
-  if (typeof value !== "number") throw new RecordProblem(`${describeValue(value)} is not an integer`, field);
-  if (value < 0) throw new RecordProblem(`${value} is negative`, field);
-  if (value > RECORD_MAX_INTEGER) throw new RecordProblem(`${value} is over the limit of 2^53`, field);
+  if (typeof value !== "number") refuse("record.not_integer", { value: describeReason(value) }, field);
+  if (value < 0) refuse("record.negative", { value }, field);
+  if (value > RECORD_MAX_INTEGER) refuse("record.over_limit", { value }, field);
   return value;
 }
 
 function recordTile(value, field) {
   const number = recordInteger(value, field);
   if (!RECORD_TILES.has(number)) {
-    throw new RecordProblem(`${number} is not 0 or a power of two from 2 to 131072`, field);
+    refuse("record.not_tile", { value: number, max: 131072 }, field);
   }
   return number;
 }
 
 function recordGrid(value, field) {
-  if (!Array.isArray(value) || value.length !== 4) throw new RecordProblem("must be an array of 4 rows", field);
+  if (!Array.isArray(value) || value.length !== 4) refuse("record.not_rows", {}, field);
   return value.map((row, r) => {
     if (!Array.isArray(row) || row.length !== 4) {
-      throw new RecordProblem("must be an array of 4 tile values", `${field}[${r}]`);
+      refuse("record.not_row", {}, `${field}[${r}]`);
     }
     return row.map((v, c) => recordTile(v, `${field}[${r}][${c}]`));
   });
 }
 
 function recordMoves(value) {
-  if (typeof value !== "string") throw new RecordProblem(`${describeValue(value)} is not a string`, "moves");
+  if (typeof value !== "string") refuse("record.not_string", { value: describeReason(value) }, "moves");
   if (value.length > RECORD_MAX_MOVES) {
     const length = codePointCount(value);
-    if (length > RECORD_MAX_MOVES) throw new RecordProblem(`${length} moves, the limit is 1,000,000`, "moves");
+    if (length > RECORD_MAX_MOVES) refuse("record.too_many_moves", { count: length, limit: RECORD_MAX_MOVES }, "moves");
   }
   if (!/^[UDLR]*$/.test(value)) {
     const points = Array.from(value);
     const position = points.findIndex((ch) => ch !== "U" && ch !== "D" && ch !== "L" && ch !== "R");
-    throw new RecordProblem(
-      `letter ${pyRepr(points[position])} at move ${position + 1} is not U, D, L or R`,
-      "moves",
-    );
+    refuse("record.move_letter", { letter: points[position], number: position + 1 }, "moves");
   }
   return value;
 }
@@ -126,7 +139,7 @@ function recordCheckNesting(value, field) {
     const [item, depth] = stack.pop();
     const children = Array.isArray(item) ? item : item instanceof Map ? [...item.values()] : null;
     if (children === null) continue;
-    if (depth >= RECORD_MAX_NESTING) throw new RecordProblem(`nested deeper than ${RECORD_MAX_NESTING} levels`, field);
+    if (depth >= RECORD_MAX_NESTING) refuse("record.too_deep", { limit: RECORD_MAX_NESTING }, field);
     for (const child of children) {
       if (Array.isArray(child) || child instanceof Map) stack.push([child, depth + 1]);
     }
@@ -135,55 +148,54 @@ function recordCheckNesting(value, field) {
 
 function recordServerSeed(value, field) {
   if (typeof value !== "string" || !RECORD_HEX64.test(value)) {
-    throw new RecordProblem("must be 64 lowercase hex characters", field);
+    refuse("fair.not_hex64", {}, field);
   }
   return value;
 }
 
 function recordClientSeed(value, field) {
-  if (typeof value !== "string") throw new RecordProblem("must be a string", field);
-  if (value.length === 0) throw new RecordProblem("is empty", field);
+  if (typeof value !== "string") refuse("fair.not_string", {}, field);
+  if (value.length === 0) refuse("fair.empty", {}, field);
   const length = codePointCount(value);
-  if (length > 128) throw new RecordProblem(`has ${length} characters, the limit is 128`, field);
+  if (length > 128) refuse("fair.too_long", { length, limit: 128 }, field);
   const lone = loneSurrogateAt(value);
-  if (lone >= 0) throw new RecordProblem(`is not encodable as UTF-8 (character ${lone + 1})`, field);
+  if (lone >= 0) refuse("fair.not_utf8_at", { character: lone + 1 }, field);
   return value;
 }
 
 function recordGameId(value, field) {
   if (typeof value === "number" || (value instanceof JsonBigInt && !value.long)) {
     if (typeof value !== "number" || value < 0 || value > RECORD_MAX_INTEGER) {
+      // A JsonBigInt's digits as text: a JavaScript number cannot hold them.
       const shown = typeof value === "number" ? value : value.text;
-      throw new RecordProblem(`${shown} is outside 0..2^53`, field);
+      refuse("fair.game_id_range", { value: shown }, field);
     }
     return value;
   }
   if (typeof value === "string" && value.length > 0 && codePointCount(value) <= 128) {
-    if (loneSurrogateAt(value) >= 0) throw new RecordProblem("is not encodable as UTF-8", field);
+    if (loneSurrogateAt(value) >= 0) refuse("fair.not_utf8", {}, field);
     return value;
   }
-  throw new RecordProblem("must be an integer from 0 to 2^53 or a string of 1 to 128 characters", field);
+  refuse("fair.game_id", { limit: 128 }, field);
 }
 
 function recordTimestamp(value, field) {
   if (typeof value !== "string" || !RECORD_TIMESTAMP.test(value)) {
-    throw new RecordProblem("must be a real date and time in RFC 3339 form such as 2026-11-30T12:00:00Z", field);
+    refuse("fair.time", {}, field);
   }
   return value;
 }
 
 function recordFair(obj) {
-  if (!(obj instanceof Map)) throw new RecordProblem("must be an object", "fair");
+  if (!(obj instanceof Map)) refuse("fair.not_object", {}, "fair");
   for (const key of obj.keys()) {
-    if (!RECORD_FAIR_KEYS.includes(key)) throw new RecordProblem("is not a key of the fair object", `fair.${key}`);
+    if (!RECORD_FAIR_KEYS.includes(key)) refuse("fair.unknown_key", {}, `fair.${key}`);
   }
   for (const key of RECORD_FAIR_KEYS) {
-    if (!obj.has(key)) throw new RecordProblem("is missing", `fair.${key}`);
+    if (!obj.has(key)) refuse("record.missing", {}, `fair.${key}`);
   }
   const keyId = obj.get("key_id");
-  if (typeof keyId !== "string" || !RECORD_KEY_ID.test(keyId)) {
-    throw new RecordProblem("must be 16 lowercase hex characters", "fair.key_id");
-  }
+  if (typeof keyId !== "string" || !RECORD_KEY_ID.test(keyId)) refuse("fair.key_id", {}, "fair.key_id");
   return {
     commitment: recordServerSeed(obj.get("commitment"), "fair.commitment"),
     server_seed: recordServerSeed(obj.get("server_seed"), "fair.server_seed"),
@@ -196,23 +208,21 @@ function recordFair(obj) {
 }
 
 function recordValidate(data) {
-  if (!(data instanceof Map)) throw new RecordProblem(`a record is a JSON object, not ${describeValue(data)}`);
+  if (!(data instanceof Map)) refuse("record.not_object", { value: describeReason(data) });
   for (const key of ["format", "version", "seed", "moves", "score"]) {
-    if (!data.has(key)) throw new RecordProblem("is missing", key);
+    if (!data.has(key)) refuse("record.missing", {}, key);
   }
   if (data.get("format") !== RECORD_FORMAT) {
-    throw new RecordProblem(`${describeValue(data.get("format"))} is not '${RECORD_FORMAT}'`, "format");
+    refuse("record.format", { value: describeReason(data.get("format")), expected: RECORD_FORMAT }, "format");
   }
   const version = data.get("version");
   if (typeof version !== "number" && !(version instanceof JsonBigInt)) {
-    throw new RecordProblem(`${describeValue(version)} is not an integer`, "version");
+    refuse("record.not_integer", { value: describeReason(version) }, "version");
   }
-  if (version !== 1) {
-    throw new RecordProblem(`version ${describeValue(version)} is not supported (this reader knows 1)`, "version");
-  }
+  if (version !== 1) refuse("record.version", { value: describeReason(version) }, "version");
   const seed = data.get("seed");
-  if (typeof seed !== "string") throw new RecordProblem(`${describeValue(seed)} is not a string`, "seed");
-  const seedIssue = seedProblem(seed);
+  if (typeof seed !== "string") refuse("record.not_string", { value: describeReason(seed) }, "seed");
+  const seedIssue = seedReason(seed);
   if (seedIssue !== null) throw new RecordProblem(seedIssue, "seed");
   const record = {
     seed,
@@ -227,7 +237,7 @@ function recordValidate(data) {
   };
   if (data.has("max_tile")) {
     const maxTile = recordTile(data.get("max_tile"), "max_tile");
-    if (maxTile === 0) throw new RecordProblem("0 is not a tile", "max_tile");
+    if (maxTile === 0) refuse("record.zero_tile", {}, "max_tile");
     record.maxTile = maxTile;
   }
   if (data.has("final_board")) record.finalBoard = recordGrid(data.get("final_board"), "final_board");
@@ -236,7 +246,7 @@ function recordValidate(data) {
     if (Object.prototype.hasOwnProperty.call(RECORD_METADATA, key)) {
       const expected = RECORD_METADATA[key];
       const ok = expected === "str" ? typeof value === "string" : typeof value === "boolean";
-      if (!ok) throw new RecordProblem(`${describeValue(value)} is not a ${expected}`, key);
+      if (!ok) refuse("record.wrong_type", { value: describeReason(value), type: expected }, key);
       record.metadata[key] = value;
     }
     recordCheckNesting(value, key);
@@ -246,9 +256,9 @@ function recordValidate(data) {
     if (data.has("signature")) {
       const signature = data.get("signature");
       if (typeof signature !== "string" || !RECORD_SIGNATURE.test(signature)) {
-        throw new RecordProblem("must be 128 lowercase hex characters (64 bytes)", "signature");
+        refuse("fair.signature_text", {}, "signature");
       }
-      if (!data.has("fair")) throw new RecordProblem("a signature needs a fair object", "signature");
+      if (!data.has("fair")) refuse("fair.signature_alone", {}, "signature");
       canonicalBytes(data);
       record.signature = signature;
     }
@@ -261,16 +271,17 @@ export function parseRecord(input) {
     let source = input;
     if (typeof input !== "string" && !(input instanceof Uint8Array) && !(input instanceof ArrayBuffer)) {
       source = JSON.stringify(input);
-      if (typeof source !== "string") throw new RecordProblem("a record is a JSON object, not nothing");
+      if (typeof source !== "string") refuse("record.not_object", { value: reason("text", { text: "nothing" }) });
     }
-    return { record: recordValidate(readJson(source)), errors: [] };
+    return { record: recordValidate(readJson(source)), errors: [], problems: [] };
   } catch (error) {
     if (error instanceof RecordProblem || error instanceof JsonError || error instanceof CanonicalError) {
-      return { record: null, errors: [error.message] };
+      return { record: null, errors: [error.message], problems: [error.problem] };
     }
     if (error instanceof RangeError) {
       // A JavaScript engine out of stack or memory on hostile input: unreadable, never a crash.
-      return { record: null, errors: [`not JSON this reader accepts: ${error.message}`] };
+      const problem = reason("json.refused", { problem: error.message });
+      return { record: null, errors: [reasonText(problem)], problems: [problem] };
     }
     throw error;
   }

@@ -48,7 +48,7 @@ export function pagePrintable(text, keepLines = false) {
     shown = shown.slice(0, PAGE_MAX_SHOWN);
   }
   shown = shown.replace(keepLines ? PAGE_UNSAFE_KEEP_LINES : PAGE_UNSAFE, pageEscapeChar);
-  return more ? shown + "\u2026 (" + more + " more characters)" : shown;
+  return more ? shown + "\u2026 " + pageSay("({count} more characters)", { count: more }) : shown;
 }
 
 function pageDisplay(value, keepLines = false) {
@@ -213,7 +213,8 @@ function pageShowVerdict(doc, verdict, trust) {
   const codes = verdict.reasonCodes || [];
   const reasons = codes.length ? codes.map((code) => reasonText(code, pageT)) : (verdict.reasons || []).slice();
   if (verdict.error && !reasons.length) {
-    reasons.push(verdict.error);
+    // The reader's reason from its code, so a page in another language says it in that one.
+    reasons.push(verdict.errorCode ? reasonText(verdict.errorCode, pageT) : verdict.error);
   }
   for (const reason of reasons) {
     list.appendChild(pageElement(doc, "li", pageDisplay(reason)));
@@ -257,7 +258,8 @@ export async function startReplayPage(doc) {
   try {
     verdict = await verifyRecord(data.record, trust ? { trustedKey: parseTrustedKeySet(trust) } : {});
   } catch (error) {
-    verdict = { valid: false, reasons: ["the page could not verify the record: " + String(error)], timeline: null, fair: null };
+    const problem = error && error.problem ? reasonText(error.problem, pageT) : String(error);
+    verdict = { valid: false, reasons: [pageSay("the page could not verify the record: {problem}", { problem })], timeline: null, fair: null };
   }
   const viewer = new ReplayViewer(doc, verdict.timeline || PAGE_EMPTY_TIMELINE, boardView, pageT);
   pageShowVerdict(doc, verdict, trust);

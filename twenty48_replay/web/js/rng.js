@@ -17,6 +17,7 @@
 // API:
 //   MAX_SEED_LENGTH = 128
 //   seedProblem(seed)        -> null, or why the seed is unusable (the reference's wording)
+//   seedReason(seed)         -> null, or the same as a reason with its code (reasons.js)
 //   new SpawnRng(seed)       throws RangeError(seedProblem) for an unusable seed
 //     .digest(k)             -> Uint8Array(32), d of SPEC 5.2 (k a number or a BigInt, 0 <= k < 2^64)
 //     .words(k)              -> the same d as an Int32Array(8) of big-endian words (reused buffer)
@@ -27,22 +28,26 @@
 //   async spawnDigestWebCrypto(seed, k) -> Uint8Array(32) via crypto.subtle (null without it)
 
 import { hmacSha256States, sha256Compress } from "./sha256.js";
+import { reason, reasonText } from "./reasons.js";
 import { codePointCount, loneSurrogateAt, utf8Encode } from "./text.js";
 
 export const MAX_SEED_LENGTH = 128;
 
 const RNG_TWO32 = 4294967296;
 
-export function seedProblem(seed) {
-  if (typeof seed !== "string") return "seed must be a string";
-  if (seed.length === 0) return "seed is empty";
+export function seedReason(seed) {
+  if (typeof seed !== "string") return reason("seed.not_string", { type: seed === null ? "NoneType" : typeof seed });
+  if (seed.length === 0) return reason("seed.empty");
   const length = codePointCount(seed);
-  if (length > MAX_SEED_LENGTH) {
-    return `seed has ${length} characters, the limit is ${MAX_SEED_LENGTH}`;
-  }
+  if (length > MAX_SEED_LENGTH) return reason("seed.too_long", { length, limit: MAX_SEED_LENGTH });
   const lone = loneSurrogateAt(seed);
-  if (lone >= 0) return `seed is not encodable as UTF-8 (character ${lone + 1})`;
+  if (lone >= 0) return reason("seed.not_utf8", { character: lone + 1 });
   return null;
+}
+
+export function seedProblem(seed) {
+  const problem = seedReason(seed);
+  return problem === null ? null : reasonText(problem);
 }
 
 function rngCounterWords(k) {

@@ -16,6 +16,7 @@
 //       valid,       true | false | null (null: unreadable; then `error` says why)
 //       error,       null, or the reason the record is unreadable (the CLI's "error" without
 //                    its "FILE:INDEX: " prefix)
+//       errorCode,   null, or the same reason as a code with parameters (the CLI's "error_code")
 //       score, maxTile, moves, won, over,   replayed values at the last valid step
 //                    (null when unreadable); moves = number of valid moves replayed
 //       reasons,     [string...]: replay reasons, then the fair-play reasons; [] when valid
@@ -33,7 +34,7 @@
 //   }
 //   verdictJson(verdict) -> the object `twenty48 verify --json` prints, without file and index:
 //       {valid, score, max_tile, moves, won, over, reasons, fair, signature, reason_codes} or
-//       {valid: null, error}
+//       {valid: null, error, error_code}
 //   replayRecord(record) -> the replay alone: {timeline, score, maxTile, moves, won, over,
 //       invalidMove, reason (a reason of reasons.js, or null)}
 
@@ -133,10 +134,11 @@ export function replayRecord(record) {
   };
 }
 
-function verifyUnreadable(error) {
+function verifyUnreadable(error, errorCode) {
   return {
     valid: null,
     error,
+    errorCode,
     score: null,
     maxTile: null,
     moves: null,
@@ -153,8 +155,8 @@ function verifyUnreadable(error) {
 
 export async function verifyRecord(input, { trustedKey = null } = {}) {
   const key = trustedKey === null || trustedKey === undefined ? null : parseTrustedKeys(trustedKey);
-  const { record, errors } = parseRecord(input);
-  if (record === null) return verifyUnreadable(errors[0]);
+  const { record, errors, problems } = parseRecord(input);
+  if (record === null) return verifyUnreadable(errors[0], problems[0]);
   const replay = replayRecord(record);
   const codes = [];
   if (replay.reason !== null) codes.push(replay.reason);
@@ -189,6 +191,7 @@ export async function verifyRecord(input, { trustedKey = null } = {}) {
   return {
     valid: reasons.length === 0,
     error: null,
+    errorCode: null,
     score: replay.score,
     maxTile: replay.maxTile,
     moves: replay.moves,
@@ -204,7 +207,7 @@ export async function verifyRecord(input, { trustedKey = null } = {}) {
 }
 
 export function verdictJson(verdict) {
-  if (verdict.valid === null) return { valid: null, error: verdict.error };
+  if (verdict.valid === null) return { valid: null, error: verdict.error, error_code: reasonJson(verdict.errorCode) };
   return {
     valid: verdict.valid,
     score: verdict.score,
