@@ -33,7 +33,7 @@ class Strength(enum.Enum):
 #: The NumPy search's default (unchanged since issue 5).
 NUMPY_DEFAULT: Final = SearchSettings()
 #: The C search's default: see the module docstring and README "Performance".
-NATIVE_DEFAULT: Final = SearchSettings(max_nodes=2_000_000, max_plies=8)
+NATIVE_DEFAULT: Final = SearchSettings(max_nodes=2_500_000, cutoff=5e-4, max_plies=9)
 #: nneonneo's depth rule (at most 8 plies after the move) and cut-off, no budget.
 DEEP: Final = SearchSettings(max_nodes=None, min_plies=2, max_plies=9)
 
