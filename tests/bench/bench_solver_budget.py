@@ -12,7 +12,8 @@ bench_solver_search.py calls ``NNEONNEO``), whose values are the yardstick;
 then by each candidate ``NODES:CUTOFF:MAX_PLIES`` (``NODES`` 0: no budget).
 For each candidate it prints how often its move is the deep search's, the
 expected value its move gives up by the deep search's values (mean and worst,
-relative to the best), the nodes and the CPU time per position.  A game's
+relative to the best), the nodes and the CPU time per position (mean, and the
+slowest position: a hint's search time).  A game's
 strength is not read here (bench_solver.py plays games); this is the quick
 way to compare settings at equal cost.  Nothing is asserted.
 """
@@ -37,6 +38,7 @@ class Row(NamedTuple):
     worst_loss: float
     nodes: float
     cpu_ms: float
+    worst_cpu_ms: float
 
 
 def parse(spec: str) -> SearchSettings:
@@ -56,17 +58,20 @@ def compare(
     agreed = 0
     losses = []
     nodes = 0
-    cpu = time.process_time()
+    times = []
     for board, wanted in zip(boards, deep, strict=True):
+        cpu = time.process_time()
         result = native_search.search(board, settings, module)
+        times.append(time.process_time() - cpu)
         chosen = best_code(result.values)
         best = best_code(wanted)
         agreed += chosen == best
         losses.append((wanted[best] - wanted[chosen]) / wanted[best])
         nodes += result.nodes
-    cpu = time.process_time() - cpu
     n = len(boards)
-    return Row(agreed, sum(losses) / n, max(losses), nodes / n, 1000 * cpu / n)
+    return Row(
+        agreed, sum(losses) / n, max(losses), nodes / n, 1000 * sum(times) / n, 1000 * max(times)
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -93,13 +98,14 @@ def main(argv: list[str] | None = None) -> int:
     candidates = [("default", default)] + [(spec, parse(spec)) for spec in args.candidates]
     print(
         f"{'settings':<18} {'same move':>11} {'mean loss':>9} {'worst':>7}"
-        f" {'nodes/pos':>10} {'CPU ms/pos':>10}"
+        f" {'nodes/pos':>10} {'CPU ms/pos':>10} {'max ms':>6}"
     )
     for name, settings in candidates:
         row = compare(settings, boards, deep, module)
         print(
             f"{name:<18} {row.agreed:>5} / {len(boards):<3} {100 * row.mean_loss:>8.4f}%"
-            f" {100 * row.worst_loss:>6.2f}% {row.nodes:>10,.0f} {row.cpu_ms:>10.1f}",
+            f" {100 * row.worst_loss:>6.2f}% {row.nodes:>10,.0f} {row.cpu_ms:>10.1f}"
+            f" {row.worst_cpu_ms:>6.1f}",
             flush=True,
         )
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
