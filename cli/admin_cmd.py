@@ -18,7 +18,7 @@ import typer
 from twenty48_replay.i18n import N_, _
 from twenty48_replay.text import printable
 
-from .common import DbOption, JsonOption, open_store
+from .common import DbOption, JsonOption, open_server_store
 from .helptext import EXAMPLES, HELP, examples
 from .output import emit, emit_json, warn
 from .typer_help import Group
@@ -64,7 +64,7 @@ def keys_command(db: DbOption = None, as_json: JsonOption = False) -> None:
     from twenty48_replay.server import key_rules
     from twenty48_replay.timestamps import iso_ms
 
-    with open_store(db) as store:
+    with open_server_store(db) as store:
         history = key_rules.key_history(store)
     uses = history.uses()
     if as_json:
@@ -115,7 +115,7 @@ def revoke_key_command(
     """Mark a retired key revoked: every record it signed is refused by verify --trust URL."""
     from twenty48_replay.server import key_rules
 
-    with open_store(db) as store:
+    with open_server_store(db) as store:
         key_rules.revoke(store, key_id, reason)
     warn(
         _(

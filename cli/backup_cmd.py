@@ -32,6 +32,7 @@ def backup_command(
     db: DbOption = None,
 ) -> None:
     """A consistent copy of the SQLite database, made while it is in use (serve may run)."""
+    from twenty48_replay.server import key_rules
     from twenty48_replay.server.config import ServerConfig, key_path
     from twenty48_replay.store import Store
 
@@ -59,6 +60,7 @@ def backup_command(
     with open_store(db) as store:
         report = store.backup(output)
         name = store.name
+        current = key_rules.key_history(store).current
     warn(
         _("backed up {db} to {file}: {games} games ({fair} fair), {size} bytes").format(
             db=printable(name),
@@ -68,14 +70,26 @@ def backup_command(
             size=report.bytes,
         )
     )
-    key = key_path(ServerConfig(db=db))
-    warn(
-        _(
-            "the server's signing key is not in the copy: keep a copy of its key file "
-            "(by default {key}) with the backup, as safely as the key itself; a database "
-            "restored without its key file cannot be served without --rotate-key"
-        ).format(key=printable(str(key)))
-    )
+    # backup is not told serve's --key, so it names the key by the id the database
+    # signs with: the operator can match it with serve's start line or `admin keys`.
+    key = printable(str(key_path(ServerConfig(db=db))))
+    if current is None:
+        warn(
+            _(
+                "the server's signing key is not in the copy: keep a copy of its key file "
+                "(by default {key}) with the backup, as safely as the key itself; a database "
+                "restored without its key file cannot be served without --rotate-key"
+            ).format(key=key)
+        )
+    else:
+        warn(
+            _(
+                "the server's signing key is not in the copy: keep a copy of the key file "
+                "holding key {key_id}, the key this database signs with (serve's --key; by "
+                "default {key}), with the backup, as safely as the key itself; a database "
+                "restored without its key file cannot be served without --rotate-key"
+            ).format(key_id=printable(current.key_id), key=key)
+        )
 
 
 def _same_file(output: Path, path: Path) -> bool:

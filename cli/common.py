@@ -48,6 +48,34 @@ def open_store(db: str | None, *, read_only: bool = False) -> Iterator[Store]:
         store.close()
 
 
+@contextmanager
+def open_server_store(db: str | None) -> Iterator[Store]:
+    """Like :func:`open_store`, for commands that act on a score server's database.
+
+    ``twenty48 admin`` run without the server's ``--db`` (or with a typo in
+    it) would otherwise create a new, empty database and report success in
+    it: a ban or a revocation the server never sees.  An SQLite file that
+    does not exist is therefore a usage error naming it; nothing is made.
+    """
+    from sqlalchemy.exc import ArgumentError
+
+    from twenty48_replay.store import Store
+
+    try:
+        path = Store.sqlite_file(db)
+    except (ArgumentError, ValueError):
+        path = None  # not a URL: opening the store reports it
+    if path is not None and not path.exists():
+        raise typer.BadParameter(
+            _(
+                "no database at {path}: give the score server's own --db "
+                "(its SQLite file or PostgreSQL URL)"
+            ).format(path=printable(str(path)))
+        )
+    with open_store(db) as store:
+        yield store
+
+
 def checked_player(player: str | None) -> str | None:
     """``--player`` as given, or a usage error when it is not text a record can hold.
 

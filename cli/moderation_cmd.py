@@ -22,7 +22,7 @@ from twenty48_replay.errors import EXIT_UNUSABLE, Twenty48Error
 from twenty48_replay.i18n import N_, _
 from twenty48_replay.text import printable
 
-from .common import DbOption, local_time, open_store
+from .common import DbOption, local_time, open_server_store
 from .limits import MAX_GAME_ID, MAX_LIST, MAX_TOP
 from .output import emit, emit_json, warn
 
@@ -108,7 +108,7 @@ def _moderate(
     why = _text(reason, "--reason", MAX_REASON, empty_ok=action in ("unhide", "unban"))
     if player is not None:
         player = _text(player, _("the player's name"), MAX_PLAYER)
-    with open_store(db) as store:
+    with open_server_store(db) as store:
         done = player_store.moderate(
             store,
             action,
@@ -179,7 +179,7 @@ def log_command(
     from twenty48_replay.store import players as player_store
     from twenty48_replay.timestamps import iso_ms
 
-    with open_store(db) as store:
+    with open_server_store(db) as store:
         actions = player_store.read_log(store, limit)
     if not actions and not as_json:
         warn(_("the moderation log is empty"))
@@ -226,7 +226,7 @@ def suspects_command(
     from twenty48_replay.server.config import ServerConfig
 
     config = ServerConfig(db=db, registered_only=registered_only)
-    with open_store(db) as store:
+    with open_server_store(db) as store:
         judged = bots.suspects(store, config, limit)
     if not judged and not as_json:
         warn(_("no finished fair game on the leaderboard"))

@@ -115,6 +115,7 @@ def local_site(
         ("/etc/letsencrypt/live/game.example.org/privkey.pem", str(key)),
         ("/var/log/nginx/twenty48.access.log", str(folder / "access.log")),
         ("/var/log/nginx/twenty48.error.log", str(folder / "error.log")),
+        ("root /var/www/html;", f"root {folder / 'webroot'};"),
     ):
         text = replace_once(text, old, new)
     return text

@@ -145,3 +145,22 @@ def execute(db: str, statement: str) -> None:
             connection.execute(text(statement))
     finally:
         engine.dispose()
+
+
+def test_admin_never_makes_a_new_database(tmp_path: Path) -> None:
+    # Without the server's --db (or with a typo in it) an action would land in a new,
+    # empty database and report success there: refused, naming the file, nothing made.
+    missing = tmp_path / "typo.sqlite3"
+    for args in (
+        ("ban", "mallory", "--reason", "bot", "--by", "ops"),
+        ("hide", "3", "--reason", "edited client", "--by", "ops"),
+        ("log",),
+        ("suspects",),
+        ("keys",),
+        ("revoke-key", "0123456789abcdef", "--reason", "leaked"),
+    ):
+        code, out, err = admin(str(missing), *args)
+        assert code == 2, (args, out, err)
+        assert f"no database at {missing}" in err
+        assert "Traceback" not in err
+        assert not list(tmp_path.iterdir())

@@ -209,6 +209,26 @@ def test_plain_http_is_redirected_to_https(deployed: tuple[ServerProcess, NginxP
     assert "Location: https://127.0.0.1/leaderboard?x=1" in head
 
 
+def test_lets_encrypts_challenge_is_answered_over_plain_http(
+    deployed: tuple[ServerProcess, NginxProcess],
+) -> None:
+    # certbot --webroot (docs/operating.md, "TLS") puts a token in the web root and Let's
+    # Encrypt fetches it over plain HTTP, for the first certificate and every renewal;
+    # redirected to HTTPS it would reach serve and the renewal would fail.
+    nginx = deployed[1]
+    challenge = nginx.folder / "webroot" / ".well-known" / "acme-challenge"
+    challenge.mkdir(parents=True, exist_ok=True)
+    (challenge / "token-42").write_text("token-42.thumbprint")
+    with socket.create_connection(("127.0.0.1", nginx.http_port), timeout=30) as sock:
+        sock.sendall(get_request("/.well-known/acme-challenge/token-42"))
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200"), head
+    assert body == b"token-42.thumbprint"
+
+
 def test_the_proxy_refuses_in_the_api_form(deployed: tuple[ServerProcess, NginxProcess]) -> None:
     nginx = deployed[1]
     big_body = b"x" * 70_000

@@ -87,6 +87,14 @@ def test_version_2_fair_games_get_their_name_keys(db_url: str) -> None:
         )
         with store.reading() as connection:
             assert fair_store.leaderboard(connection, 10) == []
+        # The upgraded database keeps every key a registered name claims (player_keys).
+        with store.transaction() as connection:
+            alice = player_store.register(connection, "alice", name_key("alice"), "0" * 64, 10)
+            assert alice is not None
+            assert (
+                player_store.register(connection, "AIice", name_key("AIice"), "1" * 64, 11) is None
+            )
+            assert [p.name for p in player_store.claimants(connection, "AIice")] == ["alice"]
     engine = create_engine(db_url)
     try:
         with engine.connect() as connection:

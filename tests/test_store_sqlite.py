@@ -40,6 +40,25 @@ def test_a_plain_path_creates_a_wal_database(tmp_path: Path) -> None:
     connection.close()
 
 
+def test_a_new_database_is_for_its_owner_only(tmp_path: Path) -> None:
+    # A server's database holds the secret seeds of unfinished games: a server run by
+    # hand (umask 022, no systemd UMask) must not leave them readable by every local user.
+    import os
+    import stat
+
+    path = tmp_path / "server.sqlite3"
+    old_umask = os.umask(0o022)
+    try:
+        with Store(str(path)) as store:
+            store.new_game(seed="modes")
+            files = [path, Path(f"{path}-wal"), Path(f"{path}-shm")]
+            modes = {f.name: stat.S_IMODE(f.stat().st_mode) for f in files if f.exists()}
+    finally:
+        os.umask(old_umask)
+    assert modes[path.name] == 0o600
+    assert set(modes.values()) == {0o600}, modes
+
+
 def test_tamper_through_plain_sqlite3_fails(tmp_path: Path) -> None:
     path = tmp_path / "tamper.sqlite3"
     with Store(str(path)) as store:

@@ -11,9 +11,20 @@ a browser must be the same name.  Two rules (issue 18, section 3):
   that render as nothing (U+2800 BRAILLE PATTERN BLANK), every space but
   one ordinary space between words, unassigned and private-use code
   points, and more than :data:`MAX_MARKS` combining marks on one letter.
-* **Compared by their skeleton** (:func:`name_key`): the Unicode TS #39
-  confusable skeleton of the NFKC case-folded name, so that "alice",
-  "ALICE", "ａｌｉｃｅ" and "аlice" (Cyrillic а) are one name.
+* **Compared by their skeletons** (:func:`claim_keys`): two names collide
+  when any of their keys agree.  The key :func:`name_key` is the Unicode
+  TS #39 confusable skeleton of the NFKC case-folded name, so that "alice",
+  "ALICE", "ａｌｉｃｅ" and "аlice" (Cyrillic а) are one name.  Case-folding
+  first hides what capitals look like, and TS #39 defines the skeleton on
+  the text as written: "AIice" (capital I) reads as "Alice" in most
+  sans-serif fonts but folds to "aiice".  So two more keys are compared:
+  :func:`written_key`, the skeleton of the name as written, then folded
+  but for a capital L ("AIice" -> "alice"; "URI" stays apart from "URL");
+  and the skeletons, unfolded, of the name as written and of the name in
+  capitals, which meet when one name looks like the other written in
+  capitals ("ALlCE" with a small l looks like "ALICE", the capitals of
+  "alice").  What this refuses that case-folding alone did not
+  is listed in README, "Player names".
 
 The confusable mappings are Unicode's own data file, ``confusables.txt``
 (Unicode Security Mechanisms, version 13.0.0), shipped verbatim as package
@@ -71,6 +82,10 @@ _BLANKS: Final = frozenset("\u2800\u3000\u1680\u180e\u2062\u2063\u2064\u115f\u11
 #: General categories refused outright: controls, format, surrogates,
 #: private use, unassigned, line and paragraph separators.
 _REFUSED_CATEGORIES: Final = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+#: Kept out of the written key's case-fold (see :func:`written_key`).
+_CAPITAL_L: Final = "L"
 
 
 class NameRefusedError(ValueError):
@@ -143,15 +158,42 @@ def _prototypes() -> dict[str, str]:
     return table
 
 
+#: Letters whose dot a combining dot above (U+0307) only repeats (Unicode's Soft_Dotted
+#: letters, as the skeleton leaves them: Cyrillic і and ј have become i and j by then).
+_SOFT_DOTTED: Final = frozenset("ij")
+_DOT_ABOVE: Final = "\u0307"
+
+
+def _without_repeated_dots(text: str) -> str:
+    """``text`` (NFD) without a dot above on a letter that has its dot already.
+
+    A browser draws "eri\u0307k" (i, combining dot above) and "erik" the same,
+    and the case fold of "İ" (U+0130) is that i with a dot above: the
+    confusables data has no entry for the pair, so a registered "erik" would
+    otherwise sit beside a look-alike on the leaderboard.
+    """
+    kept: list[str] = []
+    base = ""
+    for char in text:
+        if char == _DOT_ABOVE and base in _SOFT_DOTTED:
+            continue
+        if not unicodedata.category(char).startswith("M"):
+            base = char
+        kept.append(char)
+    return "".join(kept)
+
+
 def skeleton(text: str) -> str:
     """The TS #39 skeleton: NFD, each character replaced by its prototype, NFD again.
 
-    (Default ignorables, which TS #39 removes first, never reach here:
+    One addition: a combining dot above is dropped from i and j, which
+    have their dot already (:func:`_without_repeated_dots`).  (Default
+    ignorables, which TS #39 removes first, never reach here:
     :func:`check_name` refuses them.)
     """
     table = _prototypes()
     mapped = "".join(table.get(char, char) for char in unicodedata.normalize("NFD", text))
-    return unicodedata.normalize("NFD", mapped)
+    return _without_repeated_dots(unicodedata.normalize("NFD", mapped))
 
 
 def _nfkc_casefold(text: str) -> str:
@@ -172,3 +214,49 @@ def name_key(name: str) -> str:
             break
         key = again
     return key
+
+
+def written_key(name: str) -> str:
+    """The skeleton of the name as written, then NFKC case-folded -- but for a capital L.
+
+    TS #39 maps a capital I to a small l, as most sans-serif fonts draw
+    them alike, so "AIice" and "alice" get the same written key where
+    :func:`name_key`, which folds the I to i first, keeps them apart.
+    Folding the skeleton's capital L too would make every capital I one
+    letter with a capital L ("URI" and "URL", "Ian" and "Lan", which look
+    nothing alike): the skeleton's L is kept apart, and each stretch
+    between two of them is folded (to a fixed point, as :func:`name_key`).
+    """
+    shapes = skeleton(unicodedata.normalize("NFKC", name))
+    return _CAPITAL_L.join(name_key(part) for part in shapes.split(_CAPITAL_L))
+
+
+def glyph_keys(name: str) -> frozenset[str]:
+    """The skeletons, case kept, of the name as written and of the name in capitals.
+
+    Two names with one glyph key in common look the same once one of them
+    is written in capitals, which a case-insensitive name allows: "ALlCE"
+    (small l) as written and "alice" in capitals are both "ALlCE".
+    """
+    written = unicodedata.normalize("NFKC", name)
+    capitals = unicodedata.normalize("NFKC", written.upper())
+    return frozenset({skeleton(written), skeleton(capitals)})
+
+
+def claim_keys(name: str) -> frozenset[str]:
+    """Every key a registered name claims; two names collide when they share one.
+
+    Each kind of key has its own prefix, so that only keys of one kind
+    meet: ``f:`` :func:`name_key`, ``w:`` :func:`written_key`, ``g:`` each
+    of :func:`glyph_keys`.  The database keeps these (hashed) under a
+    unique index, which makes "collides with a registered name" one
+    look-up and lets the database refuse the second of two racing
+    look-alike registrations.
+    """
+    glyphs = frozenset(f"g:{key}" for key in glyph_keys(name))
+    return frozenset({f"f:{name_key(name)}", f"w:{written_key(name)}"}) | glyphs
+
+
+def collide(first: str, second: str) -> bool:
+    """Whether two names may not both be registered (or one played as the other)."""
+    return not claim_keys(first).isdisjoint(claim_keys(second))

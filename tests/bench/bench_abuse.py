@@ -5,9 +5,12 @@ bench_server.py, on an SQLite file at ``synchronous=FULL``), reached directly
 and/or through the shipped nginx configuration (tests/nginx_harness.py: TLS
 with a certificate made at start, ``deploy/nginx/twenty48.conf``), then:
 
-1. **throughput**: ``--closed-players`` players (default 50) in a closed loop
-   for ``--throughput-seconds``: acknowledged durable moves per second with no
-   attack (the issue requires >= 2,000/s on SQLite);
+1. **throughput**: ``--throughput-players`` players (default 200, each from its own
+   address) at ``--throughput-rate`` moves per second each (default 14, under the
+   default per-game limit of 15/s: the limits stay on) for ``--throughput-seconds``:
+   acknowledged durable moves per second with no attack (the issue requires >=
+   2,000/s on SQLite; 2,800 offered by default); ``--throughput-rate 0`` is a closed
+   loop, which the per-game limit then throttles;
 2. **calm**: ``--players`` honest players (default 200) at ``--rate`` moves
    per second each (default 10) for ``--calm-seconds``, no attack;
 3. **attack**: the same players for ``--seconds`` while, from another process,
@@ -426,11 +429,24 @@ def bench(via: str, args: argparse.Namespace, folder: Path) -> None:
             print(f"== {via} ({'https://' if nginx else 'http://'}{host}:{port})", flush=True)
             if args.throughput_seconds > 0 and not nginx:
                 result = run_loop(
-                    load(host, port, args.closed_players, 3.0, args.throughput_seconds, 0.0)
+                    load(
+                        host,
+                        port,
+                        args.throughput_players,
+                        3.0,
+                        args.throughput_seconds,
+                        args.throughput_rate,
+                    )
+                )
+                offered = (
+                    f"at {args.throughput_rate:g} moves/s each "
+                    f"({args.throughput_players * args.throughput_rate:,.0f} offered)"
+                    if args.throughput_rate > 0
+                    else "in a closed loop"
                 )
                 print(
-                    f"{via}: throughput without attack, {args.closed_players} players in a "
-                    f"closed loop, {args.throughput_seconds:.0f} s: "
+                    f"{via}: throughput without attack, {args.throughput_players} players "
+                    f"{offered}, {args.throughput_seconds:.0f} s: "
                     f"{result['moves_per_s']:,.0f} acknowledged durable moves/s, "
                     f"p50 {result['p50_ms']:.1f} ms, p99 {result['p99_ms']:.1f} ms, "
                     f"errors {result['errors']:.0f}; load average {os.getloadavg()[0]:.1f}",
@@ -524,7 +540,8 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=10.0)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--calm-seconds", type=float, default=15.0)
-    parser.add_argument("--closed-players", type=int, default=50)
+    parser.add_argument("--throughput-players", type=int, default=200)
+    parser.add_argument("--throughput-rate", type=float, default=14.0)
     parser.add_argument("--throughput-seconds", type=float, default=10.0)
     parser.add_argument("--slow", type=int, default=1000)
     parser.add_argument("--slow-interval", type=float, default=3.0)

@@ -83,19 +83,21 @@ def _registered_name(view: BatchView, name: str, secret: str | None) -> bool:
     """Whether a new game's name is registered (its secret was given); else the refusal.
 
     A registered name needs its secret (401 without one, 403 with another);
-    a look-alike of a registered name (same key, other spelling) is refused
-    with 409, secret or not; a banned name (any spelling) gets 403, and a
-    secret for a name nobody registered 403.
+    a look-alike of a registered name (one that shares a claimed key with
+    it, :func:`~twenty48_replay.names.claim_keys`, in another spelling) is
+    refused with 409, secret or not; a banned name (any spelling with the
+    same folded key) gets 403, and a secret for a name nobody registered 403.
     """
     key = name_key(name)
     if player_store.is_banned(view.connection, key):
         raise ApiError(403, "this name is banned on this server")
-    owner = player_store.registered(view.connection, key)
-    if owner is None:
+    claimants = player_store.claimants(view.connection, name)
+    if not claimants:
         if secret is not None:
             raise ApiError(403, "this name is not registered on this server")
         return False
-    if owner.name != name:
+    owner = claimants[0]
+    if len(claimants) > 1 or owner.name != name:
         raise conflict("this name looks the same as a registered name; choose another")
     if secret is None:
         raise ApiError(401, "this name is registered: send its secret as 'Authorization: Bearer'")

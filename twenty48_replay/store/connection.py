@@ -284,7 +284,7 @@ def _is_new_file(path: Path, shown: str) -> bool:
 
 
 def _create_file(path: Path, shown: str) -> None:
-    """Create a database of ours at ``path`` (missing or empty), all or nothing.
+    """Create a database of ours at ``path`` (missing or empty), all or nothing, mode 0600.
 
     The database is built in a temporary file beside it (schema, marker,
     then WAL mode), synced, and only then linked into place, so a crash
@@ -299,6 +299,10 @@ def _create_file(path: Path, shown: str) -> None:
     engine = create_engine(URL.create("sqlite", database=str(temporary)))
     dialects.configure_engine(engine)
     try:
+        # Owner only, whatever the umask: a server's database holds the secret seeds
+        # of unfinished games (and its players' secrets, hashed).  SQLite gives its
+        # -wal and -shm files the mode of the database file.
+        os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         with engine.begin() as connection:
             metadata.create_all(connection)
             dialects.install_triggers(connection)

@@ -1,8 +1,12 @@
 """Registered player names and the moderation log: their SQL (issue 18, sections 3-4).
 
-Names are compared by their key (:func:`twenty48_replay.names.name_key`),
-computed by the caller; the ``players`` table's unique index on it is the
-final word when two registrations race.  The moderation log is append-only
+A registered name claims several keys
+(:func:`twenty48_replay.names.claim_keys`: its folded, written and glyph
+skeletons); two names collide when they share one.  The claims are kept
+hashed in ``player_keys``, whose primary key is the final word when two
+registrations race: of two look-alikes registered at once by two
+processes, the second insert fails.  Bans and ``game_players`` go by the
+folded key alone (``name_key``).  The moderation log is append-only
 (the database's triggers refuse UPDATE and DELETE); whether a game is
 hidden or a name banned is its latest hide/unhide or ban/unban row, read
 by :func:`hidden_games` and :func:`banned_keys`, which the leaderboard
@@ -13,6 +17,7 @@ owns.
 
 from __future__ import annotations
 
+import hashlib
 from typing import TYPE_CHECKING, Any, Final
 
 import attrs
@@ -20,8 +25,14 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
-from twenty48_replay.names import name_key
-from twenty48_replay.store.tables import fair_games, game_players, moderation_log, players
+from twenty48_replay.names import claim_keys, name_key
+from twenty48_replay.store.tables import (
+    fair_games,
+    game_players,
+    moderation_log,
+    player_keys,
+    players,
+)
 
 if TYPE_CHECKING:
     from twenty48_replay.store.store import Store
@@ -69,13 +80,39 @@ def registered(connection: Connection, key: str) -> Player | None:
     return None if row is None else Player(*row)
 
 
+def key_hashes(name: str) -> list[str]:
+    """The hashes of every key ``name`` claims, as ``player_keys`` keeps them (sorted)."""
+    return sorted(hashlib.sha256(key.encode("utf-8")).hexdigest() for key in claim_keys(name))
+
+
+def claimants(connection: Connection, name: str) -> list[Player]:
+    """The registered names that ``name`` collides with (shares a claimed key with), by id.
+
+    At most one is ``name`` itself; more than one is possible, as
+    collisions need not be transitive ("AIice" and "ALlCE" both collide
+    with "alice", not with each other).
+    """
+    rows = connection.execute(
+        select(players.c.id, players.c.name, players.c.secret_hash, players.c.registered_ms)
+        .where(
+            players.c.id.in_(
+                select(player_keys.c.player_id).where(player_keys.c.key_hash.in_(key_hashes(name)))
+            )
+        )
+        .order_by(players.c.id)
+    ).all()
+    return [Player(*row) for row in rows]
+
+
 def register(
     connection: Connection, name: str, key: str, secret_hash: str, now_ms: int
 ) -> int | None:
-    """Register ``name``; its id, or None when a name with the same key is registered.
+    """Register ``name`` (``key``: its :func:`name_key`); its id, or None when it collides.
 
-    The insert runs in a savepoint, so a registration that loses a race
-    with another process leaves the caller's transaction usable.
+    The player and every key it claims are inserted in one savepoint: a
+    registration that collides with a registered name, or loses a race
+    with another process registering a look-alike, fails on a unique
+    index, leaves nothing behind and leaves the caller's transaction usable.
     """
     if registered(connection, key) is not None:
         return None
@@ -86,11 +123,16 @@ def register(
                     name=name, name_key=key, secret_hash=secret_hash, registered_ms=now_ms
                 )
             )
+            primary = result.inserted_primary_key
+            assert primary is not None
+            player_id = int(primary[0])
+            connection.execute(
+                player_keys.insert(),
+                [{"key_hash": digest, "player_id": player_id} for digest in key_hashes(name)],
+            )
     except IntegrityError:
         return None
-    primary = result.inserted_primary_key
-    assert primary is not None
-    return int(primary[0])
+    return player_id
 
 
 def note_game_player(

@@ -15,8 +15,9 @@ score server's ``fair_games`` and ``submitted_records``; version 3 adds
 ``fair_evidence`` (what a fair-play client keeps when a server breaks a
 rule), ``bot_signals`` (the detail of each fair game's bot signals),
 ``key_events`` (the keys the server signed with, and revocations),
-``players``, ``game_players`` and ``moderation_log`` (registered names,
-who each fair game was played as, and the append-only moderation log), and
+``players``, ``player_keys``, ``game_players`` and ``moderation_log``
+(registered names and the keys they claim, who each fair game was played
+as, and the append-only moderation log), and
 the server's quotas and expiry (``rate_limits``, ``abandoned_games``,
 ``server_leases``).  Earlier versions are frozen in
 :mod:`twenty48_replay.store.legacy`.
@@ -310,6 +311,20 @@ players = Table(
     Column("name_key", LosslessText(2048), nullable=False, unique=True),
     Column("secret_hash", String(64), nullable=False),
     Column("registered_ms", BigInteger, nullable=False),
+)
+
+# Every key a registered name claims (twenty48_replay.names.claim_keys: its
+# folded skeleton, its written skeleton, its glyph skeletons), as the SHA-256
+# of the key: fixed-size, so the primary key's index takes any name on every
+# backend.  Two names that share a key collide; the primary key refuses the
+# second registration even when two processes register at once (the
+# ``players.name_key`` unique index alone would miss "AIice" against "alice").
+player_keys = Table(
+    "player_keys",
+    metadata,
+    Column("key_hash", String(64), primary_key=True),
+    Column("player_id", Integer, ForeignKey("players.id"), nullable=False),
+    Index("player_keys_by_player", "player_id"),
 )
 
 # Who each fair game was created for: its name's key (so that a ban covers

@@ -12,7 +12,7 @@ U+0000 or U+0001 change) and, on PostgreSQL, widens both to ``TEXT``.
 Version 3 adds ``fair_evidence`` (kept by ``play --server`` when a server
 breaks a rule), ``bot_signals`` (the detail of each fair game's bot
 signals), ``key_events`` (the server's key history, with its append-only
-triggers), ``players``, ``game_players`` (filled in for every existing fair
+triggers), ``players``, ``player_keys``, ``game_players`` (filled in for every existing fair
 game) and the append-only ``moderation_log`` with its triggers, and has
 every analysed fair game analysed again: the signals of version 2 came from
 one shallow search only.  The key a version 2 server signed with is
@@ -45,6 +45,7 @@ from twenty48_replay.store.tables import (
     log_digests,
     meta,
     moderation_log,
+    player_keys,
     players,
     rate_limits,
     server_leases,
@@ -89,12 +90,13 @@ def to_v3(connection: Connection) -> None:
 
 
 def _names_to_v3(connection: Connection) -> None:
-    """Player names and moderation (issue 18, sections 3-4): three tables, the log's triggers.
+    """Player names and moderation (issue 18, sections 3-4): four tables, the log's triggers.
 
     Every existing fair game gets its name's key; none was played with a
     registered name (there were none).
     """
     players.create(connection)
+    player_keys.create(connection)
     game_players.create(connection)
     moderation_log.create(connection)
     dialects.install_triggers(connection)  # idempotent; adds the moderation log's
