@@ -4,6 +4,7 @@ Run from the project root after installing:
 
     python tests/bench/bench_solver.py                  # bench-1 .. bench-20 until 16384
     python tests/bench/bench_solver.py --games 4 --target 4096
+    python tests/bench/bench_solver.py --seeds 6 7 13 16 20   # only these seeds
     nice -n 5 taskset -c 1 python tests/bench/bench_solver.py --workers 1   # one core
     python tests/bench/bench_solver.py --strength deep --games 8 --target 32768 --workers 1
 
@@ -93,6 +94,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--games", type=int, default=20, help="play bench-1 .. bench-N")
     parser.add_argument("--first", type=int, default=1, help="start at bench-FIRST (resume a run)")
+    parser.add_argument(
+        "--seeds",
+        type=int,
+        nargs="+",
+        default=None,
+        metavar="N",
+        help="play only bench-N for these N (instead of --first .. --games)",
+    )
     parser.add_argument("--target", type=int, default=16384, help="stop a game at this tile")
     parser.add_argument("--workers", type=int, default=2, help="parallel games")
     parser.add_argument(
@@ -112,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"engine {engine_name()}, strength {args.strength}: {settings}")
     jobs = [
         (f"bench-{i}", args.target, args.strength, args.max_nodes, args.progress)
-        for i in range(args.first, args.games + 1)
+        for i in (args.seeds or range(args.first, args.games + 1))
     ]
     header = (
         f"{'seed':<10} {'score':>8} {'max tile':>8} {'moves':>6} {'seconds':>8} {'moves/s':>8}"
