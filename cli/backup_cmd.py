@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from twenty48_replay.i18n import N_, _
+from twenty48_replay.i18n import N_, _, ngettext, number
 from twenty48_replay.text import printable
 
 from .common import DbOption, open_store
 from .output import warn
 from .writing import database_files
+
+if TYPE_CHECKING:
+    from twenty48_replay.store.backup import BackupReport
 
 
 def backup_command(
@@ -62,12 +65,14 @@ def backup_command(
         name = store.name
         current = key_rules.key_history(store).current
     warn(
-        _("backed up {db} to {file}: {games} games ({fair} fair), {size} bytes").format(
+        _("backed up {db} to {file}: {games}{kinds}, {size} bytes").format(
             db=printable(name),
             file=shown,
-            games=report.games,
-            fair=report.fair_games,
-            size=report.bytes,
+            games=ngettext("{count} game", "{count} games", report.games).format(
+                count=number(report.games)
+            ),
+            kinds=_kinds(report),
+            size=number(report.bytes),
         )
     )
     # backup is not told serve's --key, so it names the key by the id the database
@@ -90,6 +95,32 @@ def backup_command(
                 "restored without its key file cannot be served without --rotate-key"
             ).format(key_id=printable(current.key_id), key=key)
         )
+
+
+def _kinds(report: BackupReport) -> str:
+    """Which of the games are fair ones, each kind named: ``" (1 signed fair-play record ...)"``.
+
+    The fair games this database served and the signed records kept from a
+    server are different things; "0 fair" beside a kept signed game was wrong.
+    """
+    kinds = []
+    if report.fair_games:
+        kinds.append(
+            ngettext(
+                "{count} fair game served here",
+                "{count} fair games served here",
+                report.fair_games,
+            ).format(count=number(report.fair_games))
+        )
+    if report.signed_records:
+        kinds.append(
+            ngettext(
+                "{count} signed fair-play record from a server",
+                "{count} signed fair-play records from servers",
+                report.signed_records,
+            ).format(count=number(report.signed_records))
+        )
+    return f" ({'; '.join(kinds)})" if kinds else ""
 
 
 def _same_file(output: Path, path: Path) -> bool:

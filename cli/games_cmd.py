@@ -339,7 +339,7 @@ def resolve_game(store: Store, text: str) -> int:
         try:
             url = server_url(where)
         except ServerUrlError as exc:
-            raise typer.BadParameter(_(exc.reason)) from None
+            raise typer.BadParameter(exc.translated_reason()) from None
         keys = [key for key, known in store.server_urls().items() if known == url]
     if not keys:
         raise Twenty48Error(

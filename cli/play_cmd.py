@@ -186,7 +186,9 @@ def play_on_server(
     try:
         server_url(url)
     except ServerUrlError as exc:
-        raise typer.BadParameter(_("--server: {reason}").format(reason=_(exc.reason))) from None
+        raise typer.BadParameter(
+            _("--server: {reason}").format(reason=exc.translated_reason())
+        ) from None
     if client_seed is not None:
         from twenty48_replay.fair import validate_client_seed
 

@@ -211,7 +211,7 @@ def scripted_remote_play(
                     game.play(letter)
                 except MoveRefusedError as exc:
                     refused = _("letter {position} of --moves ({letter}) refused: {reason}").format(
-                        position=index, letter=letter, reason=exc.reason
+                        position=index, letter=letter, reason=exc.translated_reason()
                     )
                     break
             record = game.finish()

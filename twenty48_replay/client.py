@@ -28,8 +28,16 @@ from typing import Any, ClassVar, Final
 
 from twenty48_replay import fair
 from twenty48_replay.board import Direction
-from twenty48_replay.errors import EXIT_UNUSABLE, NullMoveError, RecordError, Twenty48Error
+from twenty48_replay.errors import (
+    EXIT_UNUSABLE,
+    MessageError,
+    NullMoveError,
+    RecordError,
+    Twenty48Error,
+    os_problem,
+)
 from twenty48_replay.game import GameState
+from twenty48_replay.i18n import N_
 from twenty48_replay.record import MAX_INPUT_BYTES, Record, loads_strict
 from twenty48_replay.witness import Witness
 
@@ -51,14 +59,26 @@ MAX_ANSWER: Final = MAX_INPUT_BYTES
 Listener = Callable[[str, Any, int, Any], None]
 
 
-class ServerError(Twenty48Error):
-    """The server refused a request (``status``, ``reason``) or could not be reached."""
+class ServerError(MessageError):
+    """The server refused a request (``status``, ``reason``) or could not be reached.
 
-    def __init__(self, status: int | None, reason: str) -> None:
+    ``reason`` is the English text (the server's own words, or ours as a
+    :class:`~twenty48_replay.errors.MessageError` that translates);
+    ``str()`` stays English, :meth:`translated` is for people.
+    """
+
+    def __init__(self, status: int | None, reason: str | Twenty48Error) -> None:
         self.status = status
-        self.reason = reason
-        where = f"server answered {status}: " if status is not None else ""
-        super().__init__(where + reason)
+        self.reason = str(reason)
+        self.said = reason
+        if status is None:
+            super().__init__("{reason}", reason=reason)
+        else:
+            super().__init__(N_("server answered {status}: {reason}"), status=status, reason=reason)
+
+    def translated_reason(self) -> str:
+        """:attr:`reason` in the reader's language (a server's own words stay as they are)."""
+        return self.said.translated() if isinstance(self.said, Twenty48Error) else self.said
 
 
 class UnreachableError(ServerError):
@@ -69,7 +89,7 @@ class UnreachableError(ServerError):
 
     exit_code: ClassVar[int] = EXIT_UNUSABLE
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str | Twenty48Error) -> None:
         super().__init__(None, reason)
 
 
@@ -78,8 +98,15 @@ class AnswerError(ServerError):
 
     exit_code: ClassVar[int] = EXIT_UNUSABLE
 
-    def __init__(self, request: str, reason: str) -> None:
-        super().__init__(None, f"the server's answer to {request} is unusable: {reason}")
+    def __init__(self, request: str, reason: str | Twenty48Error) -> None:
+        super().__init__(
+            None,
+            MessageError(
+                N_("the server's answer to {request} is unusable: {reason}"),
+                request=request,
+                reason=reason,
+            ),
+        )
 
 
 class DeadlineError(UnreachableError):
@@ -91,7 +118,7 @@ class ServerUrlError(ServerError):
 
     exit_code: ClassVar[int] = EXIT_UNUSABLE
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str | Twenty48Error) -> None:
         super().__init__(None, reason)
 
 
@@ -102,17 +129,38 @@ def server_url(url: str) -> str:
     joined to it (``/api/...``) is one URL, never ``//api/...``.
     :class:`ServerUrlError` for text that is not an http(s) URL with a host.
     """
-    hint = "a server URL starts with http:// or https://, e.g. http://127.0.0.1:8048"
+    hint = MessageError(
+        N_("a server URL starts with http:// or https://, e.g. http://127.0.0.1:8048")
+    )
     try:
         parsed = urllib.parse.urlsplit(url.strip())
         port = parsed.port
     except ValueError as exc:
-        raise ServerUrlError(f"{url!r} is not a server URL ({exc}); {hint}") from None
+        raise ServerUrlError(
+            MessageError(
+                N_("{url} is not a server URL ({problem}); {hint}"),
+                url=repr(url),
+                problem=_url_problem(exc),
+                hint=hint,
+            )
+        ) from None
     if parsed.scheme not in ("http", "https") or not parsed.hostname:
-        raise ServerUrlError(f"{url!r} is not a server URL: {hint}")
+        raise ServerUrlError(
+            MessageError(N_("{url} is not a server URL: {hint}"), url=repr(url), hint=hint)
+        )
     if port == 0:
-        raise ServerUrlError(f"{url!r} is not a server URL: port 0")
+        raise ServerUrlError(MessageError(N_("{url} is not a server URL: port 0"), url=repr(url)))
     return urllib.parse.urlunsplit((parsed.scheme, parsed.netloc, parsed.path.rstrip("/"), "", ""))
+
+
+def _url_problem(exc: ValueError) -> MessageError | str:
+    """urllib's words for a URL it cannot split, translated where they are known."""
+    text = str(exc)
+    if text.startswith("Port out of range"):
+        return MessageError(N_("port out of range 0-65535"))
+    if text.startswith("Port could not be cast to integer"):
+        return MessageError(N_("the port is not a number"))
+    return text
 
 
 class Client:
@@ -215,7 +263,7 @@ class Client:
         if token is not None:
             headers["Authorization"] = f"Bearer {token}"
         shown = f"{method} {path}"
-        failure = "no answer"
+        failure: str | Twenty48Error = MessageError(N_("no answer"))
         give_up = time.monotonic() + self.deadline
         wait: float | None = None  # what a 429 asked for
         for attempt in range(self.retries + 1):
@@ -236,38 +284,62 @@ class Client:
             except _ExpiredError:
                 self.close()
                 raise DeadlineError(
-                    f"no whole answer from {self.url} to {shown} within {self.deadline:g} s"
+                    MessageError(
+                        N_("no whole answer from {url} to {request} within {seconds} s"),
+                        url=self.url,
+                        request=shown,
+                        seconds=f"{self.deadline:g}",
+                    )
                 ) from None
             except (OSError, http.client.HTTPException) as exc:
                 self.close()
-                failure = f"cannot reach {self.url}: {exc or type(exc).__name__}"
+                failure = MessageError(
+                    N_("cannot reach {url}: {why}"), url=self.url, why=_connection_problem(exc)
+                )
                 continue
             if status == RATE_LIMITED:
                 # A person's pace never meets the limits; a script's is slowed to them.
                 wait = _seconds(retry_after)
-                failure = f"{self.url} answered {status}: {_reason(data) or 'rate limited'}"
+                failure = MessageError(
+                    N_("{url} answered {status}: {reason}"),
+                    url=self.url,
+                    status=status,
+                    reason=_reason(data) or MessageError(N_("rate limited")),
+                )
                 continue
             if status in RETRY_STATUSES:
-                failure = f"{self.url} answered {status}: {_reason(data) or 'unavailable'}"
+                failure = MessageError(
+                    N_("{url} answered {status}: {reason}"),
+                    url=self.url,
+                    status=status,
+                    reason=_reason(data) or MessageError(N_("unavailable")),
+                )
                 continue
             if len(data) > MAX_ANSWER:
-                raise AnswerError(shown, f"it is over {MAX_ANSWER:,} bytes")
+                raise AnswerError(
+                    shown, MessageError(N_("it is over {limit:,} bytes"), limit=MAX_ANSWER)
+                )
             if status >= 400:
                 refusal = _json_or_none(data)
                 if self.listener is not None and refusal is not None:
                     self.listener(shown, body, status, refusal)
-                raise ServerError(status, _reason_of(refusal) or "refused")
+                raise ServerError(status, _reason_of(refusal) or MessageError(N_("refused")))
             try:
                 answer = loads_strict(data, bom=False)
             except RecordError as exc:
-                raise AnswerError(shown, str(exc)) from None
+                raise AnswerError(shown, exc) from None
             if self.listener is not None:
                 self.listener(shown, body, status, answer)
             return answer
         if time.monotonic() >= give_up:
             raise DeadlineError(
-                f"no whole answer from {self.url} to {shown} within {self.deadline:g} s "
-                f"(last: {failure})"
+                MessageError(
+                    N_("no whole answer from {url} to {request} within {seconds} s (last: {last})"),
+                    url=self.url,
+                    request=shown,
+                    seconds=f"{self.deadline:g}",
+                    last=failure,
+                )
             )
         raise UnreachableError(failure)
 
@@ -315,6 +387,13 @@ class Client:
 
 class _ExpiredError(Exception):
     """An attempt ran out of the request's deadline (internal to :meth:`Client.request`)."""
+
+
+def _connection_problem(exc: BaseException) -> str | Twenty48Error:
+    """Why a connection failed: the system's words translated where known, else as before."""
+    if isinstance(exc, OSError) and (exc.errno is not None or isinstance(exc, TimeoutError)):
+        return os_problem(exc)
+    return str(exc) or type(exc).__name__
 
 
 def _json_or_none(data: bytes) -> Any:
@@ -410,7 +489,7 @@ class RemoteGame:
         board = self.state.board
         if not board.slide(Direction(letter)).changed:
             error = NullMoveError(letter, n, over=board.is_over())
-            raise MoveRefusedError(None, error.translated())
+            raise MoveRefusedError(None, error)
         try:
             answer = self.client.move(self.id, self.token, n, letter)
         except ServerError as exc:

@@ -42,7 +42,8 @@ import attrs
 
 from twenty48_replay import native
 from twenty48_replay.batch import Result, verify_raw
-from twenty48_replay.errors import EXIT_UNUSABLE, RecordError, Twenty48Error
+from twenty48_replay.errors import EXIT_UNUSABLE, MessageError, RecordError, os_problem
+from twenty48_replay.i18n import N_
 from twenty48_replay.reasons import Reason
 from twenty48_replay.sources import (
     STDIN,
@@ -74,7 +75,7 @@ CLUSTER_EXTRA: Final = "pip install 'twenty48-replay[cluster]'"
 _DASK_LOGGERS: Final = ("distributed", "dask")
 
 
-class ClusterError(Twenty48Error):
+class ClusterError(MessageError):
     """The cluster cannot be used: Dask missing, scheduler unreachable, a task failing (exit 2)."""
 
     exit_code: ClassVar[int] = EXIT_UNUSABLE
@@ -260,12 +261,17 @@ def _probe(address: str, timeout: float) -> None:
             return
         host, port = parse_host_port(location)
     except (ValueError, TypeError) as exc:
-        raise ClusterError(f"not a scheduler address: {address} ({exc})") from None
+        raise ClusterError(
+            N_("not a scheduler address: {address} ({problem})"), address=address, problem=str(exc)
+        ) from None
     try:
         socket.create_connection((host, port), timeout=timeout).close()
     except OSError as exc:
-        why = exc.strerror or str(exc) or type(exc).__name__
-        raise ClusterError(f"cannot reach the scheduler at {address}: {why}") from None
+        raise ClusterError(
+            N_("cannot reach the scheduler at {address}: {why}"),
+            address=address,
+            why=os_problem(exc),
+        ) from None
 
 
 class ClusterSession:
@@ -287,9 +293,14 @@ class ClusterSession:
     def __exit__(self, *_exc: object) -> None:
         self.close()
 
-    def _fail(self, doing: str, exc: BaseException) -> ClusterError:
+    def _fail(self, doing: MessageError, exc: BaseException) -> ClusterError:
         why = str(exc) or type(exc).__name__
-        return ClusterError(f"the cluster at {self.address} failed {doing}: {why}")
+        return ClusterError(
+            N_("the cluster at {address} failed {doing}: {why}"),
+            address=self.address,
+            doing=doing,
+            why=why,
+        )
 
     def survey(self, files: Sequence[str]) -> list[Input]:
         """The inputs as a worker sees them (see :func:`survey`).
@@ -299,13 +310,16 @@ class ClusterSession:
         """
         if STDIN in files:
             raise ClusterError(
-                "standard input (-) cannot be read by the workers; verify it without --scheduler"
+                N_(
+                    "standard input (-) cannot be read by the workers; "
+                    "verify it without --scheduler"
+                )
             )
         given = [(name, name if is_url(name) else os.path.abspath(name)) for name in files]
         try:
             found: list[Input] = self.client.submit(survey, given, pure=False).result()
         except Exception as exc:
-            raise self._fail("listing the inputs", exc) from None
+            raise self._fail(MessageError(N_("listing the inputs")), exc) from None
         return found
 
     def engines(self) -> str:
@@ -313,7 +327,7 @@ class ClusterSession:
         try:
             found: dict[str, str] = self.client.run(native.describe)
         except Exception as exc:
-            raise self._fail("reporting its engine", exc) from None
+            raise self._fail(MessageError(N_("reporting its engine")), exc) from None
         return ", ".join(sorted(set(found.values()))) or native.describe()
 
     def threads(self) -> int:
@@ -321,7 +335,7 @@ class ClusterSession:
         try:
             return max(1, int(sum(self.client.nthreads().values())))
         except Exception as exc:
-            raise self._fail("listing its workers", exc) from None
+            raise self._fail(MessageError(N_("listing its workers")), exc) from None
 
     def verify(
         self,
@@ -360,7 +374,7 @@ class ClusterSession:
                 verify_range, item.name, item.where, task.start, task.end, trusted, pure=False
             )
         except Exception as exc:
-            raise self._fail("taking a task", exc) from None
+            raise self._fail(MessageError(N_("taking a task")), exc) from None
 
     def _finish(
         self,
@@ -373,7 +387,9 @@ class ClusterSession:
         try:
             answer = future.result()
         except Exception as exc:
-            raise self._fail(f"verifying {task.describe()}", exc) from None
+            raise self._fail(
+                MessageError(N_("verifying {inputs}"), inputs=task.describe()), exc
+            ) from None
         finally:
             future.release()
         if start is None or end is None:
@@ -411,14 +427,22 @@ class _Task:
     start: int | None = None
     end: int | None = None
 
-    def describe(self) -> str:
+    def describe(self) -> MessageError | str:
+        """The task's inputs in words (for a failure's message)."""
         first = self.inputs[0].name
         if self.start is not None:
-            return f"bytes {self.start:,}-{self.end:,} of {first}"
+            return MessageError(
+                N_("bytes {start:,}-{end:,} of {input}"),
+                start=self.start,
+                end=self.end,
+                input=first,
+            )
         more = len(self.inputs) - 1
         if not more:
             return first
-        return f"{first} and {more} more input" + ("s" if more > 1 else "")
+        if more == 1:
+            return MessageError(N_("{input} and 1 more input"), input=first)
+        return MessageError(N_("{input} and {more} more inputs"), input=first, more=more)
 
 
 class _Order:
@@ -471,9 +495,20 @@ def _check_tls_settings(address: str, security: Any) -> None:
     missing = [name for name, value in zip(TLS_SETTINGS, given, strict=True) if not value]
     if missing:
         raise ClusterError(
-            f"the scheduler at {address} uses TLS, and Dask's TLS settings for a client are "
-            f"missing: {', '.join(missing)} (or distributed.comm.tls in Dask's configuration)"
+            N_(
+                "the scheduler at {address} uses TLS, and Dask's TLS settings for a client are "
+                "missing: {missing} (or distributed.comm.tls in Dask's configuration)"
+            ),
+            address=address,
+            missing=", ".join(missing),
         )
+
+
+def _dask_problem(exc: BaseException) -> MessageError | str:
+    """Why Dask could not connect: the system's words translated where known, else Dask's."""
+    if isinstance(exc, OSError) and exc.errno is not None:
+        return os_problem(exc)
+    return str(exc) or type(exc).__name__
 
 
 def _client_class(distributed: Any) -> Any:
@@ -516,21 +551,28 @@ def connect(address: str, timeout: float = CONNECT_TIMEOUT) -> ClusterSession:
         client_class: Any = _client_class(distributed)  # distributed is only partly typed
         security_class: Any = distributed.Security  # Dask's TLS settings (config, environment)
     except ImportError:
-        raise ClusterError(f"verifying on a cluster needs Dask: {CLUSTER_EXTRA}") from None
+        raise ClusterError(
+            N_("verifying on a cluster needs Dask: {install}"), install=CLUSTER_EXTRA
+        ) from None
     _quiet_dask()
     _check_tls_settings(address, security_class())
     _probe(address, min(timeout, 10.0))
     try:
         client = client_class(address, timeout=timeout, set_as_default=False)
     except Exception as exc:  # Dask's own errors: OSError, TimeoutError, ValueError ...
-        why = str(exc) or type(exc).__name__
-        raise ClusterError(f"cannot reach the scheduler at {address}: {why}") from None
+        raise ClusterError(
+            N_("cannot reach the scheduler at {address}: {why}"),
+            address=address,
+            why=_dask_problem(exc),
+        ) from None
     try:
         client.wait_for_workers(1, timeout=timeout)
     except Exception:
         with contextlib.suppress(Exception):
             client.close()
         raise ClusterError(
-            f"the scheduler at {address} has no workers (waited {timeout:g} s)"
+            N_("the scheduler at {address} has no workers (waited {seconds} s)"),
+            address=address,
+            seconds=f"{timeout:g}",
         ) from None
     return ClusterSession(client, address)

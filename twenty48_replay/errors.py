@@ -12,10 +12,11 @@ errors to exit codes in one place and never shows a traceback:
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Callable, Sequence
 from typing import ClassVar, Final
 
-from .i18n import N_, _
+from .i18n import N_, _, number
 from .reasons import Reason, in_field, text
 
 EXIT_OK: Final = 0
@@ -218,19 +219,18 @@ class StoreError(Twenty48Error):
     exit_code: ClassVar[int] = EXIT_UNUSABLE
 
 
-class KeyFileError(Twenty48Error):
-    """A signing or trusted key cannot be used: unreadable, malformed, open to others,
-    or a server whose key cannot be fetched (exit 2).
+class MessageError(Twenty48Error):
+    """An error built from an English ``template`` marked with ``N_`` and its ``params``.
 
-    Built from an English ``template`` marked with ``N_`` and its ``params``
-    (``KeyFileError(N_("cannot read key file {path}: {error}"), path=..., error=...)``):
-    ``str()`` is the English text, :meth:`translated` the same in the reader's
-    language, a parameter that is itself a :class:`KeyFileError` or a
-    :class:`~twenty48_replay.reasons.Reason` translated with it.  A message
-    without parameters is used as it is (it may hold braces).
+    ``MessageError(N_("cannot listen on {address}: {why}"), address=..., why=...)``:
+    ``str()`` is the English text (for ``--json``, which never changes with the
+    language), :meth:`translated` the same in the reader's language; a
+    parameter that is itself a :class:`Twenty48Error` or a
+    :class:`~twenty48_replay.reasons.Reason` is translated with it.  A message
+    without parameters is used as it is (it may hold braces), so
+    ``MessageError(N_("address already in use"))`` is a translatable phrase
+    to pass as a parameter.
     """
-
-    exit_code: ClassVar[int] = EXIT_UNUSABLE
 
     def __init__(self, template: str, **params: object) -> None:
         self.template = template
@@ -240,20 +240,75 @@ class KeyFileError(Twenty48Error):
     def _text(self, *, english: bool) -> str:
         if not self.params:
             return self.template if english else _(self.template)
-        values = {
-            key: (
-                str(value)
-                if english
-                else value.translated()
-                if isinstance(value, (Twenty48Error, Reason))
-                else value
-            )
-            for key, value in self.params.items()
-        }
+        values = {key: _parameter(value, english=english) for key, value in self.params.items()}
         return (self.template if english else _(self.template)).format(**values)
 
     def translated(self) -> str:
         return self._text(english=False)
+
+
+def _parameter(value: object, *, english: bool) -> object:
+    """A parameter as a template takes it: nested messages in the language, numbers localised."""
+    if isinstance(value, (Twenty48Error, Reason)):
+        return str(value) if english else value.translated()
+    if not english and isinstance(value, int) and not isinstance(value, bool):
+        return _LocalNumber(value)
+    return value
+
+
+class _LocalNumber(int):
+    """An integer whose ``{n:,}`` has the language's thousands separator (7.008 in Danish)."""
+
+    def __format__(self, spec: str) -> str:
+        return number(int(self)) if spec == "," else int.__format__(self, spec)
+
+
+#: The operating system's words for the errors a person meets (its own are English).
+_OS_ERRORS: Final = {
+    errno.EADDRINUSE: N_("address already in use"),
+    errno.EADDRNOTAVAIL: N_("cannot assign requested address"),
+    errno.EACCES: N_("permission denied"),
+    errno.EPERM: N_("operation not permitted"),
+    errno.ENOENT: N_("no such file or directory"),
+    errno.ECONNREFUSED: N_("connection refused"),
+    errno.ECONNRESET: N_("connection reset by peer"),
+    errno.EHOSTUNREACH: N_("no route to host"),
+    errno.ENETUNREACH: N_("network is unreachable"),
+    errno.ETIMEDOUT: N_("connection timed out"),
+    errno.ELOOP: N_("too many levels of symbolic links"),
+    errno.EISDIR: N_("is a directory"),
+}
+
+
+def os_problem(exc: BaseException) -> MessageError | str:
+    """What went wrong in ``exc`` (an OSError, a socket's error) in words that translate.
+
+    A common ``errno`` becomes a marked phrase (:data:`_OS_ERRORS`); anything
+    else stays the system's text, lower-cased as the system's phrase is
+    inside a sentence.
+    """
+    import socket  # only here: the verify path imports this module
+
+    if isinstance(exc, socket.gaierror):
+        return MessageError(N_("no such host"))
+    if isinstance(exc, OSError) and exc.errno in _OS_ERRORS:
+        return MessageError(_OS_ERRORS[exc.errno])
+    if isinstance(exc, TimeoutError):
+        return MessageError(N_("timed out"))
+    text = (exc.strerror if isinstance(exc, OSError) else None) or str(exc) or type(exc).__name__
+    return text[:1].lower() + text[1:]
+
+
+class KeyFileError(MessageError):
+    """A signing or trusted key cannot be used: unreadable, malformed, open to others,
+    or a server whose key cannot be fetched (exit 2).
+
+    Built from an English ``template`` marked with ``N_`` and its ``params``
+    (``KeyFileError(N_("cannot read key file {path}: {error}"), path=..., error=...)``):
+    see :class:`MessageError`.
+    """
+
+    exit_code: ClassVar[int] = EXIT_UNUSABLE
 
 
 class DamagedGameError(Twenty48Error):

@@ -18,7 +18,8 @@ import stat
 from pathlib import Path
 from typing import Final
 
-from twenty48_replay.errors import Twenty48Error
+from twenty48_replay.errors import MessageError, os_problem
+from twenty48_replay.i18n import N_
 
 FOLDER: Final = "player-secrets"
 #: A secret is what the server sent: URL-safe base64 of random bytes.
@@ -26,7 +27,7 @@ _SECRET: Final = re.compile(r"[A-Za-z0-9_-]{16,256}")
 _MAX_FILE: Final = 512
 
 
-class SecretFileError(Twenty48Error):
+class SecretFileError(MessageError):
     """A kept secret cannot be used (wrong mode, damaged); the message says which file."""
 
 
@@ -48,27 +49,33 @@ def load(data_folder: Path, server: str, name: str) -> str | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise SecretFileError(f"{path}: cannot read: {exc.strerror}") from None
+        raise SecretFileError(
+            N_("{path}: cannot read: {why}"), path=str(path), why=os_problem(exc)
+        ) from None
     with os.fdopen(descriptor, "rb") as source:
         info = os.fstat(source.fileno())
         if not stat.S_ISREG(info.st_mode):
-            raise SecretFileError(f"{path}: not a regular file")
+            raise SecretFileError(N_("{path}: not a regular file"), path=str(path))
         if info.st_mode & 0o077:
-            raise SecretFileError(f"{path}: readable by others (mode {info.st_mode & 0o777:o})")
+            raise SecretFileError(
+                N_("{path}: readable by others (mode {mode})"),
+                path=str(path),
+                mode=f"{info.st_mode & 0o777:o}",
+            )
         data = source.read(_MAX_FILE + 1)
     try:
         secret = data.decode("ascii").strip()
     except UnicodeDecodeError:
         secret = ""
     if len(data) > _MAX_FILE or not valid_secret(secret):
-        raise SecretFileError(f"{path}: not a kept secret")
+        raise SecretFileError(N_("{path}: not a kept secret"), path=str(path))
     return secret
 
 
 def save(data_folder: Path, server: str, name: str, secret: str) -> Path:
     """Keep ``secret`` for ``name`` on ``server`` (0600, in a 0700 folder); returns the file."""
     if not valid_secret(secret):
-        raise SecretFileError("the server's secret is not a token")
+        raise SecretFileError(N_("the server's secret is not a token"))
     path = _path(data_folder, server, name)
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     os.chmod(path.parent, 0o700)

@@ -12,7 +12,12 @@ import tempfile
 from pathlib import Path
 from typing import ClassVar, Final
 
-from twenty48_replay.errors import EXIT_UNUSABLE, KeyFileError, Twenty48Error
+from twenty48_replay.errors import (
+    EXIT_UNUSABLE,
+    KeyFileError,
+    MessageError,
+    os_problem,
+)
 from twenty48_replay.i18n import N_
 from twenty48_replay.server import key_rules, transport
 from twenty48_replay.server.config import ENV_VAR, ServerConfig, key_path
@@ -59,12 +64,20 @@ def _check_key_folder(path: Path) -> None:
     """Refuse now a ``--key`` that could not be created (the database is not made yet)."""
     folder = path.parent
     if not folder.is_dir():
-        raise KeyFileError(f"cannot create key file {path}: {folder} is not a directory")
+        raise KeyFileError(
+            N_("cannot create key file {path}: {folder} is not a directory"),
+            path=str(path),
+            folder=str(folder),
+        )
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise KeyFileError(f"cannot create key file {path}: {folder} is not writable")
+        raise KeyFileError(
+            N_("cannot create key file {path}: {folder} is not writable"),
+            path=str(path),
+            folder=str(folder),
+        )
 
 
-class ListenError(Twenty48Error):
+class ListenError(MessageError):
     """The address cannot be listened on (in use, not ours, malformed): exit 2."""
 
     exit_code: ClassVar[int] = EXIT_UNUSABLE
@@ -75,15 +88,21 @@ def check_listen(host: str, port: int) -> None:
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError) as exc:
-        raise ListenError(f"cannot listen on {host}:{port}: {exc}") from None
+        raise ListenError(
+            N_("cannot listen on {host}:{port}: {why}"), host=host, port=str(port), why=str(exc)
+        ) from None
     family, kind, proto, _name, address = infos[0]
     with socket.socket(family, kind, proto) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind(address)
         except OSError as exc:
-            reason = exc.strerror or str(exc)
-            raise ListenError(f"cannot listen on {host}:{port}: {reason.lower()}") from None
+            raise ListenError(
+                N_("cannot listen on {host}:{port}: {why}"),
+                host=host,
+                port=str(port),
+                why=os_problem(exc),
+            ) from None
 
 
 def fit_connections(limits: transport.TransportLimits) -> transport.TransportLimits:

@@ -20,6 +20,7 @@ import os
 import secrets
 import sqlite3
 from pathlib import Path
+from typing import Final
 
 import attrs
 from sqlalchemy import Engine
@@ -30,11 +31,18 @@ from twenty48_replay.store import dialects
 
 @attrs.frozen(slots=True)
 class BackupReport:
-    """What was copied: the database's size in bytes and its games (fair games among them)."""
+    """What was copied: the database's size in bytes and its games.
+
+    ``fair_games`` counts the fair games this database served (``serve``'s
+    table); ``signed_records`` the signed fair-play records kept locally from
+    a server (``play --server``, an imported signed record): both are among
+    ``games``, and they are different things, so a report names each.
+    """
 
     bytes: int
     games: int
     fair_games: int
+    signed_records: int = 0
 
 
 def sqlite_backup(engine: Engine, shown: str, target: Path) -> BackupReport:
@@ -70,6 +78,14 @@ def sqlite_backup(engine: Engine, shown: str, target: Path) -> BackupReport:
     return report
 
 
+#: Games kept as signed fair-play records: their ``extra`` is an object with a
+#: ``signature`` (as :func:`twenty48_replay.store.reads.is_sealed` reads it).
+_SIGNED_RECORDS: Final = (
+    "SELECT count(*) FROM games WHERE json_valid(extra) "
+    "AND json_type(extra) = 'object' AND json_type(extra, '$.signature') IS NOT NULL"
+)
+
+
 def _copy(engine: Engine, shown: str, temporary: Path) -> BackupReport:
     """The backup itself, into the empty file ``temporary``, checked; what it holds."""
     raw = engine.raw_connection()
@@ -90,13 +106,14 @@ def _copy(engine: Engine, shown: str, temporary: Path) -> BackupReport:
             size = int(copy.execute("PRAGMA page_size").fetchone()[0])
             games = int(copy.execute("SELECT count(*) FROM games").fetchone()[0])
             fair = int(copy.execute("SELECT count(*) FROM fair_games").fetchone()[0])
+            signed = int(copy.execute(_SIGNED_RECORDS).fetchone()[0])
         finally:
             copy.close()
     except sqlite3.Error as exc:
         raise StoreError(f"{shown}: the backup failed: {exc}") from None
     finally:
         raw.close()
-    return BackupReport(pages * size, games, fair)
+    return BackupReport(pages * size, games, fair, signed)
 
 
 def _sync_file(path: Path) -> None:
