@@ -39,7 +39,7 @@ def stand_in() -> Iterator[tuple[str, Answers]]:
     answers: Answers = {}
 
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+        def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             self.rfile.read(min(length, 10_000))
             status, body = answers.get(self.path, (404, b'{"error": "not here"}'))

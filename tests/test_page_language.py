@@ -328,6 +328,28 @@ def test_error_pages_follow_the_readers_language(served: ServerProcess) -> None:
     assert english[2] == danish[2]
 
 
+def test_error_pages_have_the_language_switch(served: ServerProcess) -> None:
+    """A 404 page has the English/Dansk switch of every other page, and the switch works
+    (issue 20 s.3: the served error pages had none)."""
+    for path in ("/games/999999", "/no/such/page"):
+        status, headers, body = get(served, path, Accept="text/html")
+        page = body.decode()
+        assert status == 404
+        assert '<a href="?lang=da" lang="da" hreflang="da" class="language">Dansk</a>' in page
+        assert '<a href="?lang=en" lang="en" hreflang="en" class="language">English</a>' in page
+        assert "set-cookie" not in headers
+        status, headers, body = get(served, path + "?lang=da", Accept="text/html")
+        assert status == 404
+        assert '<html lang="da">' in body.decode()
+        assert "404 Ikke fundet" in body.decode()
+        assert headers["set-cookie"].startswith("t48_lang=da;")
+        status, headers, body = get(
+            served, path + "?lang=en", Accept="text/html", Cookie="t48_lang=da"
+        )
+        assert '<html lang="en">' in body.decode()
+        assert headers["set-cookie"].startswith("t48_lang=en;")
+
+
 # ---------------------------------------------------------------- the play and leaderboard pages
 
 SAID_LITERAL = re.compile(r'\bsay\(\s*"((?:[^"\\]|\\.)*)"')

@@ -151,9 +151,9 @@ async def http_error(request: Request, exc: Exception) -> Response:
     """Starlette's own refusals (unknown path, wrong method): JSON, or a page for a browser."""
     assert isinstance(exc, HTTPException)
     if error_page.wants_html(request):
-        language, _remember = page_language(request)
+        language, remember = page_language(request)
         detail = translations(language).gettext(str(exc.detail))
-        return error_page.response(exc.status_code, detail, language)
+        return error_page.response(exc.status_code, detail, language, remember)
     return error_response(exc.status_code, str(exc.detail))
 
 

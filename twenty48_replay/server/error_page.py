@@ -20,6 +20,7 @@ from starlette.responses import Response
 from twenty48_replay.i18n import ENGLISH, N_, translations
 from twenty48_replay.server import csp
 from twenty48_replay.server.api_errors import ApiError
+from twenty48_replay.server.language import cookie_header
 
 #: No script, no connections: the page is text, the two site stylesheets and the icon.
 POLICY: Final = {**csp.BASE_POLICY, "script-src": "'none'", "connect-src": "'none'"}
@@ -41,7 +42,9 @@ _PAGE: Final = """<!doctype html>
 <body class="error">
 <header class="site">
 <a class="brand" href="/">2048 <span>{fair_play}</span></a>
-<nav><a href="/">{play}</a><a href="/leaderboard">{leaderboard}</a></nav>
+<nav><a href="/">{play}</a><a href="/leaderboard">{leaderboard}</a>\
+<a href="?lang=en" lang="en" hreflang="en" class="language">English</a>\
+<a href="?lang=da" lang="da" hreflang="da" class="language">Dansk</a></nav>
 </header>
 <main id="error" data-status="{status}">
 <h1>{title}</h1>
@@ -115,14 +118,23 @@ def render(status: int, reason: str, language: str = ENGLISH) -> str:
     )
 
 
-def response(status: int, reason: str, language: str = ENGLISH) -> Response:
+def response(
+    status: int, reason: str, language: str = ENGLISH, remember: str | None = None
+) -> Response:
     """The error page with ``status`` in ``language``, the security headers and a no-script
-    policy (it varies with the reader's language)."""
+    policy (it varies with the reader's language).
+
+    The header has the site's English/Dansk switch as every other page has;
+    ``remember`` (from :func:`~twenty48_replay.server.language.page_language`)
+    keeps a switch's choice in the language cookie, as they do.
+    """
     headers = {
         **csp.security_headers(POLICY),
         "Cache-Control": "no-store",
         "Vary": "Accept-Language, Cookie",
     }
+    if remember is not None:
+        headers["Set-Cookie"] = cookie_header(remember)
     return Response(
         render(status, reason, language),
         status_code=status,

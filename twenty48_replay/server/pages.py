@@ -80,8 +80,10 @@ def html_errors(handler: PageHandler) -> PageHandler:
         except ApiError as refusal:
             if not error_page.wants_html(request):
                 raise
-            language, _remember = page_language(request)
-            return error_page.response(refusal.status, error_page.said(refusal, language), language)
+            language, remember = page_language(request)
+            return error_page.response(
+                refusal.status, error_page.said(refusal, language), language, remember
+            )
 
     return guarded
 
