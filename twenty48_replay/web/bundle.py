@@ -40,6 +40,8 @@ _TOP_DECL: Final = re.compile(
     r"(?:export\s+)?(?:async\s+)?(?:function\*?|const|let|var|class)\s+([A-Za-z_$][\w$]*)"
 )
 _FORBIDDEN: Final = re.compile(r"</script|<!--", re.IGNORECASE)
+#: ``code; // comment`` whose code holds no quote, backtick or slash: the comment is dropped.
+_TRAILING_COMMENT: Final = re.compile(r"^([^\"'`/]*;) +//.*$")
 
 
 class BundleError(ValueError):
@@ -102,6 +104,9 @@ class _Module:
                 line = line.strip()
                 if not line or line.startswith("//"):
                     continue
+                # A comment after a statement, where the statement holds no quote, backtick
+                # or slash (so the "//" cannot be inside a string or a regular expression).
+                line = _TRAILING_COMMENT.sub(r"\1", line)
             if (line.count("`") - line.count("\\`")) % 2:
                 in_template = not in_template
             body.append(line)
@@ -157,7 +162,7 @@ def bundle(entries: Sequence[str], *, read: Callable[[str], str] = _read_module)
     exported = [name for module in modules for name in module.exports]
     parts = ["(function () {", '"use strict";']
     for module in modules:
-        parts.append(f"// ---- {module.name}")
+        parts.append(f"// {module.name}")
         parts.append(module.body)
     listing = ", ".join(exported)
     parts.append(f"globalThis.{GLOBAL_NAME} = Object.freeze({{ {listing} }});")

@@ -24,8 +24,8 @@ import { documentPublicKey, keyIdOf, parseTrustedKeys, readKeyFile, TrustedKeyEr
 const SETS_ENTRY = ["key_id", "public_key", "from", "until", "revoked", "reason"];
 const SETS_MAX_REASON = 500;
 
-function setsFail(message) {
-  throw new TrustedKeyError(message);
+function setsFail(template, params) {
+  throw new TrustedKeyError(template, params);
 }
 
 function setsDays(year, month, day) {
@@ -84,7 +84,7 @@ export class KeySet {
 
 function setsTime(value, where) {
   if (typeof value !== "string" || !RECORD_TIMESTAMP.test(value)) {
-    setsFail(`${where} must be a real date and time in RFC 3339 form such as 2026-11-30T12:00:00Z`);
+    setsFail("{where} must be a real date and time in RFC 3339 form such as 2026-11-30T12:00:00Z", { where });
   }
   return value;
 }
@@ -92,33 +92,33 @@ function setsTime(value, where) {
 function setsEntry(obj, index) {
   const where = `keys[${index}]`;
   const plain = obj !== null && typeof obj === "object" && Object.getPrototypeOf(obj) === Object.prototype;
-  if (!(obj instanceof Map || plain)) setsFail(`${where} must be an object`);
+  if (!(obj instanceof Map || plain)) setsFail("{where} must be an object", { where });
   const map = obj instanceof Map ? obj : new Map(Object.entries(obj));
   for (const name of map.keys()) {
-    if (!SETS_ENTRY.includes(name)) setsFail(`${where}.${name} is not a key of a key entry`);
+    if (!SETS_ENTRY.includes(name)) setsFail("{where}.{name} is not a key of a key entry", { where, name });
   }
   for (const name of SETS_ENTRY.slice(0, 5)) {
-    if (!map.has(name)) setsFail(`${where}.${name} is missing`);
+    if (!map.has(name)) setsFail("{where}.{name} is missing", { where, name });
   }
   const publicKey = documentPublicKey(map.get("public_key"), `${where}.`);
   const keyId = keyIdOf(publicKey);
   const named = map.get("key_id");
   if (named !== keyId) {
-    setsFail(`${where}.key_id ${typeof named === "string" ? pyRepr(named) : "not a string"} does not match the public key (${keyId})`);
+    setsFail(`{where}key_id ${typeof named === "string" ? "{shown}" : "not a string"} does not match the public key ({key_id})`, { where: where + ".", shown: typeof named === "string" ? pyRepr(named) : "", key_id: keyId });
   }
   const from = setsTime(map.get("from"), `${where}.from`);
   const until = map.get("until") === null ? null : setsTime(map.get("until"), `${where}.until`);
-  if (until !== null && !setsBefore(from, until)) setsFail(`${where}: from ${from} is after until ${until}`);
+  if (until !== null && !setsBefore(from, until)) setsFail("{where}: from {since} is after until {until}", { where, since: from, until });
   const revoked = map.get("revoked");
-  if (typeof revoked !== "boolean") setsFail(`${where}.revoked must be true or false`);
+  if (typeof revoked !== "boolean") setsFail("{where}.revoked must be true or false", { where });
   if (revoked !== map.has("reason")) {
-    setsFail(revoked ? `${where}.reason is missing: a revoked key says why` : `${where}.reason is given for a key that is not revoked`);
+    setsFail(revoked ? "{where}.reason is missing: a revoked key says why" : "{where}.reason is given for a key that is not revoked", { where });
   }
   const reason = revoked ? map.get("reason") : null;
   if (revoked && (typeof reason !== "string" || reason.length === 0 || codePointCount(reason) > SETS_MAX_REASON)) {
-    setsFail(`${where}.reason must be a string of 1 to ${SETS_MAX_REASON} characters`);
+    setsFail("{where} must be a string of 1 to {limit} characters", { where: where + ".reason", limit: SETS_MAX_REASON });
   }
-  if (revoked && loneSurrogateAt(reason) >= 0) setsFail(`${where}.reason is not encodable as UTF-8`);
+  if (revoked && loneSurrogateAt(reason) >= 0) setsFail("{where} is not encodable as UTF-8", { where: where + ".reason" });
   return Object.freeze({ keyId, publicKey, from, until, revoked, reason });
 }
 
@@ -129,15 +129,15 @@ function setsRead(doc, current) {
   const seen = new Map();
   entries.forEach((item, index) => {
     const period = setsEntry(item, index);
-    if (seen.has(period.keyId)) setsFail(`keys[${index}]: key ${period.keyId} is listed twice (first as keys[${seen.get(period.keyId)}])`);
+    if (seen.has(period.keyId)) setsFail("keys[{index}]: key {key_id} is listed twice (first as keys[{first}])", { index, key_id: period.keyId, first: seen.get(period.keyId) });
     seen.set(period.keyId, index);
     periods.push(period);
   });
   const inUse = periods.map((p, i) => (p.until === null ? i : -1)).filter((i) => i >= 0);
-  if (inUse.length !== 1) setsFail(`a key set has exactly one key in use (until null), this one has ${inUse.length}`);
+  if (inUse.length !== 1) setsFail("a key set has exactly one key in use (until null), this one has {count}", { count: inUse.length });
   const index = inUse[0];
-  if (toHex(periods[index].publicKey) !== toHex(current)) setsFail(`the key in use, keys[${index}], is not the document's public_key`);
-  if (periods[index].revoked) setsFail(`the key in use, keys[${index}], is revoked: a server rotates to a new key first`);
+  if (toHex(periods[index].publicKey) !== toHex(current)) setsFail("the key in use, keys[{index}], is not the document's public_key", { index });
+  if (periods[index].revoked) setsFail("the key in use, keys[{index}], is revoked: a server rotates to a new key first", { index });
   return new KeySet(current, Object.freeze(periods));
 }
 

@@ -42,7 +42,7 @@ function reasonPlain(value) {
 }
 
 export function reasonText(r, translate = null) {
-  const template = REASON_TABLE.get(r.code);
+  const template = r.template || REASON_TABLE.get(r.code);
   if (template === undefined) return reasonPlain(r.params.text);
   const words = translate === null ? template : translate(template);
   return words.replace(REASON_FIELD, (_match, name, conversion, grouped) => {

@@ -13,7 +13,10 @@
 // as its current key alone.
 //
 // API:
-//   class TrustedKeyError(message)
+//   class TrustedKeyError(template, params = {})   .problem (and .code): the reason, its English
+//                                           template and parameters as the reference's KeyFileError;
+//                                           .message its English text; reasonText(.problem, t)
+//                                           says it in a page's language
 //   keyIdOf(publicKey)                      first 16 hex of SHA-256 of the 32-byte key
 //   readKeyFile(input, readSet = null)      the file's bytes (Uint8Array) or text -> trusted key
 //   readDocument(doc, readSet = null)       a parsed document (Map or plain object) -> trusted key;
@@ -29,7 +32,7 @@
 
 import { ed25519KeyProblem } from "./ed25519.js";
 import { JsonError, readJson } from "./json.js";
-import { reason } from "./reasons.js";
+import { reason, reasonText } from "./reasons.js";
 import { fromHex, sha256, toHex } from "./sha256.js";
 import { pyRepr, utf8Length } from "./text.js";
 
@@ -40,9 +43,11 @@ const KEYS_NOT_PEM = "not a PEM public key (" + KEYS_PEM_HEAD + ")";
 const KEYS_HEX64 = /^[0-9a-f]{64}$/;
 
 export class TrustedKeyError extends Error {
-  constructor(message) {
-    super(message);
+  constructor(template, params) {
+    const problem = { code: "", template, params };
+    super(reasonText(problem));
     this.name = "TrustedKeyError";
+    this.code = this.problem = problem;
   }
 }
 
@@ -50,8 +55,8 @@ export function keyIdOf(publicKey) {
   return toHex(sha256(publicKey)).slice(0, 16);
 }
 
-function keysFail(message) {
-  throw new TrustedKeyError(message);
+function keysFail(template, params) {
+  throw new TrustedKeyError(template, params);
 }
 
 function keysSingle(current) {
@@ -64,10 +69,10 @@ function keysSingle(current) {
 }
 
 export function documentPublicKey(value, where) {
-  if (typeof value !== "string" || !KEYS_HEX64.test(value)) keysFail(`${where}public_key must be 64 lowercase hex characters`);
+  if (typeof value !== "string" || !KEYS_HEX64.test(value)) keysFail("{where}public_key must be 64 lowercase hex characters", { where });
   const key = fromHex(value);
   const problem = ed25519KeyProblem(key);
-  if (problem !== null) keysFail(`${where}public_key: ${problem}`);
+  if (problem !== null) keysFail("{where}public_key: {problem}", { where, problem: { code: "", template: problem } });
   return key;
 }
 
@@ -78,7 +83,7 @@ export function readDocument(doc, readSet = null) {
   const current = documentPublicKey(map.get("public_key"), "");
   const keyId = map.get("key_id");
   if (keyId !== keyIdOf(current)) {
-    keysFail(`key_id ${typeof keyId === "string" ? pyRepr(keyId) : "not a string"} does not match the public key (${keyIdOf(current)})`);
+    keysFail(`{where}key_id ${typeof keyId === "string" ? "{shown}" : "not a string"} does not match the public key ({key_id})`, { where: "", shown: typeof keyId === "string" ? pyRepr(keyId) : "", key_id: keyIdOf(current) });
   }
   if (!map.has("keys")) return keysSingle(current);
   if (readSet === null) keysFail("a key set: read it with key_sets.js");
@@ -101,7 +106,7 @@ function keysPem(text) {
   });
   if (marks.some((i) => lines[i].includes("PRIVATE KEY"))) keysFail("this is a private key; give the server's public key");
   if (!marks.length) keysFail("not JSON (the well-known document) and " + KEYS_NOT_PEM);
-  if (marks.length !== 2) keysFail(`${marks.length} PEM boundary lines: a key file holds one PUBLIC KEY block`);
+  if (marks.length !== 2) keysFail("{count} PEM boundary lines: a key file holds one PUBLIC KEY block", { count: marks.length });
   const [first, last] = marks;
   if (lines[first] !== KEYS_PEM_HEAD || lines[last] !== "-----END PUBLIC KEY-----") keysFail(KEYS_NOT_PEM);
   const der = keysBase64(lines.slice(first + 1, last).join("").replace(/[ \t\r\n]/g, ""));
@@ -111,13 +116,13 @@ function keysPem(text) {
 }
 
 export function readKeyFile(input, readSet = null) {
-  const tooBig = `is over ${MAX_KEY_FILE_BYTES} bytes: not a key`;
+  const tooBig = ["is over {limit} bytes: not a key", { limit: MAX_KEY_FILE_BYTES }];
   let text = input;
   if (typeof input === "string") {
-    if (utf8Length(input) > MAX_KEY_FILE_BYTES) keysFail(tooBig);
+    if (utf8Length(input) > MAX_KEY_FILE_BYTES) keysFail(...tooBig);
   } else {
     const bytes = input instanceof Uint8Array ? input : new Uint8Array(input);
-    if (bytes.length > MAX_KEY_FILE_BYTES) keysFail(tooBig);
+    if (bytes.length > MAX_KEY_FILE_BYTES) keysFail(...tooBig);
     try {
       text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
     } catch (error) {
@@ -131,7 +136,7 @@ export function readKeyFile(input, readSet = null) {
     doc = readJson(text);
   } catch (error) {
     if (!(error instanceof JsonError)) throw error;
-    keysFail(`not a well-known key document: ${error.message}`);
+    keysFail("not a well-known key document: {problem}", { problem: error.problem || error.message });
   }
   return readDocument(doc, readSet);
 }
