@@ -258,8 +258,7 @@ def bench(name: str, db: str, args: argparse.Namespace, folder: Path) -> None:
     extra = (
         "--no-access-log",
         "--no-analysis",
-        "--rate-limits",
-        "off",  # 200 scripted players from one address: limits are for people
+        *(("--rate-limits", "off") if args.rate_limits == "off" else ()),
         "--workers",
         str(args.workers),
     )
@@ -326,6 +325,12 @@ def main() -> None:
     parser.add_argument("--pg", help="also run against this PostgreSQL database URL")
     parser.add_argument("--no-sqlite", action="store_true")
     parser.add_argument("--no-uvloop", dest="uvloop", action="store_false")
+    parser.add_argument(
+        "--rate-limits",
+        choices=["off", "default"],
+        default="off",
+        help="serve's rate limits: off (the default here: scripts, not people) or its defaults",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
