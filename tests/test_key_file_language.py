@@ -86,3 +86,33 @@ def test_key_file_error_keeps_english_for_machines_and_translates_for_people() -
         assert str(error) == "k.json: not a well-known key document: duplicate key 'a'"
     finally:
         i18n.set_language(i18n.ENGLISH)
+
+
+def test_the_server_s_own_key_file_is_refused_in_danish(tmp_path: Path) -> None:
+    """``serve --key`` with a key file it cannot use: the one line in the reader's language."""
+    from server_harness import free_port
+
+    junk = tmp_path / "junk.pem"
+    junk.write_text("not a key\n", encoding="utf-8")
+    junk.chmod(0o600)
+    shared = tmp_path / "shared.pem"
+    shared.write_text("x", encoding="utf-8")
+    shared.chmod(0o644)
+    database = tmp_path / "new.sqlite3"
+    cases = [
+        (junk, "is not an unencrypted PEM private key", "er ikke en ukrypteret privat PEM-nøgle"),
+        (shared, "is open to group or others", "er åben for gruppe eller andre"),
+        (tmp_path / "none" / "k.pem", "cannot create key file", "kan ikke oprette nøglefilen"),
+    ]
+    port = str(free_port())
+    for key, english, danish in cases:
+        for language, words, other in (("en", english, danish), ("da", danish, english)):
+            done = run_cli(
+                "--lang", language, "serve", "--db", str(database), "--key", str(key),
+                "--port", port, timeout=60,
+            )  # fmt: skip
+            assert done.returncode == 2, (key, done.stderr)
+            line = done.stderr.strip()
+            assert words in line, (language, line)
+            assert other not in line, (language, line)
+            assert not database.exists()

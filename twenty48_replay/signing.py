@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any, Final
 import attrs
 
 from twenty48_replay.ed25519 import public_key_problem, signature_problem
-from twenty48_replay.errors import KeyFileError, RecordError
+from twenty48_replay.errors import KeyFileError, RecordError, os_problem
 from twenty48_replay.fair import (
     SIGNATURE_HEX_LENGTH,
     canonical_bytes,
@@ -233,16 +233,24 @@ class ServerKey:
         if mode & (stat.S_IRWXG | stat.S_IRWXO):
             os.close(fd)
             raise KeyFileError(
-                f"private key file {path} is open to group or others "
-                f"(mode {stat.S_IMODE(mode):04o}); run: chmod 600 {path}"
+                N_(
+                    "private key file {path} is open to group or others "
+                    "(mode {mode}); run: chmod 600 {path}"
+                ),
+                path=path,
+                mode=f"{stat.S_IMODE(mode):04o}",
             )
         data = _read_bounded(path, fd)
         try:
             key = load_pem_private_key(data, password=None)
         except (ValueError, TypeError) as exc:
-            raise KeyFileError(f"{path} is not an unencrypted PEM private key: {exc}") from None
+            raise KeyFileError(
+                N_("{path} is not an unencrypted PEM private key: {error}"), path=path, error=exc
+            ) from None
         if not isinstance(key, Ed25519PrivateKey):
-            raise KeyFileError(f"{path} holds a {type(key).__name__}, not an Ed25519 key")
+            raise KeyFileError(
+                N_("{path} holds a {kind}, not an Ed25519 key"), path=path, kind=type(key).__name__
+            )
         return cls(key)
 
     @classmethod
@@ -261,7 +269,9 @@ class ServerKey:
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except OSError as exc:
-            raise KeyFileError(f"cannot create key file {path}: {exc.strerror or exc}") from None
+            raise KeyFileError(
+                N_("cannot create key file {path}: {error}"), path=path, error=os_problem(exc)
+            ) from None
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(key.private_pem())
@@ -273,7 +283,7 @@ class ServerKey:
                 return cls.load(path)
             except OSError as exc:
                 raise KeyFileError(
-                    f"cannot create key file {path}: {exc.strerror or exc}"
+                    N_("cannot create key file {path}: {error}"), path=path, error=os_problem(exc)
                 ) from None
             with contextlib.suppress(OSError):
                 dir_fd = os.open(path.parent, os.O_RDONLY)
