@@ -101,14 +101,14 @@ def _open_regular(path: Path) -> tuple[int, int]:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
         raise KeyFileError(
-            N_("cannot read key file {path}: {error}"), path=path, error=exc.strerror or exc
+            N_("cannot read key file {path}: {error}"), path=path, error=os_problem(exc)
         ) from None
     try:
         mode = os.fstat(fd).st_mode
     except OSError as exc:
         os.close(fd)
         raise KeyFileError(
-            N_("cannot read key file {path}: {error}"), path=path, error=exc.strerror or exc
+            N_("cannot read key file {path}: {error}"), path=path, error=os_problem(exc)
         ) from None
     if not stat.S_ISREG(mode):
         os.close(fd)
@@ -125,7 +125,7 @@ def _read_capped(path: Path, fd: int | None = None) -> bytes:
             return f.read(MAX_KEY_FILE_BYTES + 1)
     except OSError as exc:
         raise KeyFileError(
-            N_("cannot read key file {path}: {error}"), path=path, error=exc.strerror or exc
+            N_("cannot read key file {path}: {error}"), path=path, error=os_problem(exc)
         ) from None
 
 
