@@ -101,13 +101,13 @@ def _on_off(text: str) -> str:
 
 def _rate_limits(texts: list[str] | None) -> list[str]:
     """``--rate-limit`` values, each checked now (one line and exit 2 for a typo)."""
-    from twenty48_replay.server.quotas import parse_limit
+    from twenty48_replay.server.quotas import RateLimitSpecError, parse_limit
 
     for text in texts or []:
         try:
             parse_limit(text)
-        except ValueError as exc:
-            raise typer.BadParameter(str(exc)) from None
+        except RateLimitSpecError as exc:
+            raise typer.BadParameter(exc.translated()) from None
     return list(texts or [])
 
 

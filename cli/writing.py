@@ -28,8 +28,8 @@ from typing import Final
 
 import typer
 
-from twenty48_replay.errors import StoreError
-from twenty48_replay.i18n import _
+from twenty48_replay.errors import StoreError, os_problem
+from twenty48_replay.i18n import N_, _
 from twenty48_replay.text import printable
 
 SQLITE_HEADER: Final = b"SQLite format 3\x00"
@@ -105,7 +105,7 @@ def write_output(output: Path | None, data: bytes, protected: Iterable[Path] = (
         mode = None
     try:
         if mode is not None and stat.S_ISDIR(mode):
-            raise StoreError(_("{file}: is a directory").format(file=shown))
+            raise StoreError(N_("{file}: is a directory"), file=shown)
         if mode is not None and not stat.S_ISREG(mode):
             with open(output, "wb") as target:
                 target.write(data)
@@ -113,7 +113,7 @@ def write_output(output: Path | None, data: bytes, protected: Iterable[Path] = (
             _replace(output, data, None if mode is None else stat.S_IMODE(mode))
     except OSError as exc:
         raise StoreError(
-            _("{file}: cannot write ({reason})").format(file=shown, reason=exc.strerror or exc)
+            N_("{file}: cannot write ({reason})"), file=shown, reason=os_problem(exc)
         ) from None
     return True
 

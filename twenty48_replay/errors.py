@@ -213,12 +213,6 @@ class ImportRejectedError(RecordError):
         return "; ".join(reason.translated() for reason in self.reasons)
 
 
-class StoreError(Twenty48Error):
-    """The database cannot be used: unreadable, not ours, too new, locked (exit 2)."""
-
-    exit_code: ClassVar[int] = EXIT_UNUSABLE
-
-
 class MessageError(Twenty48Error):
     """An error built from an English ``template`` marked with ``N_`` and its ``params``.
 
@@ -277,6 +271,11 @@ _OS_ERRORS: Final = {
     errno.ETIMEDOUT: N_("connection timed out"),
     errno.ELOOP: N_("too many levels of symbolic links"),
     errno.EISDIR: N_("is a directory"),
+    errno.ENOTDIR: N_("not a directory"),
+    errno.EROFS: N_("read-only file system"),
+    errno.ENOSPC: N_("no space left on device"),
+    errno.EDQUOT: N_("disk quota exceeded"),
+    errno.ENAMETOOLONG: N_("file name too long"),
 }
 
 
@@ -297,6 +296,17 @@ def os_problem(exc: BaseException) -> MessageError | str:
         return MessageError(N_("timed out"))
     text = (exc.strerror if isinstance(exc, OSError) else None) or str(exc) or type(exc).__name__
     return text[:1].lower() + text[1:]
+
+
+class StoreError(MessageError):
+    """The database cannot be used: unreadable, not ours, too new, locked (exit 2).
+
+    Built from an English ``template`` marked with ``N_`` and its ``params``
+    (``StoreError(N_("{db}: folder {folder} does not exist"), db=..., folder=...)``),
+    so the line is in the reader's language: see :class:`MessageError`.
+    """
+
+    exit_code: ClassVar[int] = EXIT_UNUSABLE
 
 
 class KeyFileError(MessageError):

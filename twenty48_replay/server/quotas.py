@@ -22,10 +22,12 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Mapping
-from typing import Final
+from typing import ClassVar, Final
 
 import attrs
 
+from twenty48_replay.errors import EXIT_UNUSABLE, MessageError
+from twenty48_replay.i18n import N_
 from twenty48_replay.store import fair_games as fair_store
 
 #: Creating games, per client address.
@@ -93,25 +95,36 @@ def key_of(name: str, subject: str) -> str:
     return f"{name}:{subject}"
 
 
+class RateLimitSpecError(MessageError, ValueError):
+    """A ``--rate-limit`` value that cannot be used (exit 2), in the reader's language."""
+
+    exit_code: ClassVar[int] = EXIT_UNUSABLE
+
+
 def parse_limit(text: str) -> RateLimit:
     """One ``NAME=COUNT/UNIT[:BURST]`` (UNIT s, min, h or d; BURST defaults to COUNT).
 
-    Raises ValueError with the reason.
+    Raises :class:`RateLimitSpecError` (a ValueError) with the reason.
     """
     match = _SPEC.fullmatch(text.strip())
     if match is None:
-        raise ValueError(
-            f"{text!r} is not NAME=COUNT/UNIT[:BURST] (UNIT s, min, h or d), "
-            f"e.g. {DEFAULTS[MOVE].spec()}"
+        raise RateLimitSpecError(
+            N_("{value} is not NAME=COUNT/UNIT[:BURST] (UNIT s, min, h or d), e.g. {example}"),
+            value=repr(text),
+            example=DEFAULTS[MOVE].spec(),
         )
     name, count, unit, burst = match.groups()
     if name not in DEFAULTS:
-        raise ValueError(f"no rate limit named {name!r} (there are {', '.join(DEFAULTS)})")
+        raise RateLimitSpecError(
+            N_("no rate limit named {name} (there are {names})"),
+            name=repr(name),
+            names=", ".join(DEFAULTS),
+        )
     if int(count) < 1:
-        raise ValueError(f"{text!r}: the count must be at least 1")
+        raise RateLimitSpecError(N_("{value}: the count must be at least 1"), value=repr(text))
     size = int(count) if burst is None else int(burst)
     if size < 1:
-        raise ValueError(f"{text!r}: the burst must be at least 1")
+        raise RateLimitSpecError(N_("{value}: the burst must be at least 1"), value=repr(text))
     return RateLimit(name, int(count), _UNITS[unit], size)
 
 

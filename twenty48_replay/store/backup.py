@@ -25,7 +25,8 @@ from typing import Final
 import attrs
 from sqlalchemy import Engine
 
-from twenty48_replay.errors import StoreError
+from twenty48_replay.errors import StoreError, os_problem
+from twenty48_replay.i18n import N_
 from twenty48_replay.store import dialects
 
 
@@ -54,15 +55,18 @@ def sqlite_backup(engine: Engine, shown: str, target: Path) -> BackupReport:
     """
     if engine.dialect.name != "sqlite":
         raise StoreError(
-            f"{shown}: twenty48 backup copies SQLite databases; back up PostgreSQL with "
-            "pg_dump (see docs/operating.md)"
+            N_(
+                "{db}: twenty48 backup copies SQLite databases; back up PostgreSQL with "
+                "pg_dump (see docs/operating.md)"
+            ),
+            db=shown,
         )
     folder = target.parent
     temporary = folder / f".{target.name[:100]}.{os.getpid()}.{secrets.token_hex(4)}.part"
     try:
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except OSError as exc:
-        raise StoreError(f"{target}: cannot write ({exc.strerror or exc})") from None
+        raise _cannot_write(target, exc) from None
     os.close(fd)
     try:
         report = _copy(engine, shown, temporary)
@@ -70,7 +74,7 @@ def sqlite_backup(engine: Engine, shown: str, target: Path) -> BackupReport:
         os.replace(temporary, target)
         _sync_folder(folder)
     except OSError as exc:
-        raise StoreError(f"{target}: cannot write ({exc.strerror or exc})") from None
+        raise _cannot_write(target, exc) from None
     finally:
         for suffix in ("", "-journal", "-wal", "-shm"):
             with contextlib.suppress(OSError):
@@ -98,7 +102,7 @@ def _copy(engine: Engine, shown: str, temporary: Path) -> BackupReport:
             source.backup(copy)  # all pages in one step: one snapshot of the database
             problems = [str(row[0]) for row in copy.execute("PRAGMA integrity_check")]
             if problems != ["ok"]:
-                raise StoreError(f"{shown}: the copy failed SQLite's integrity check")
+                raise StoreError(N_("{db}: the copy failed SQLite's integrity check"), db=shown)
             # A copy of a WAL database is a WAL database: fold its log in and close it,
             # so that the one file holds everything.
             copy.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -110,10 +114,15 @@ def _copy(engine: Engine, shown: str, temporary: Path) -> BackupReport:
         finally:
             copy.close()
     except sqlite3.Error as exc:
-        raise StoreError(f"{shown}: the backup failed: {exc}") from None
+        raise StoreError(N_("{db}: the backup failed: {error}"), db=shown, error=exc) from None
     finally:
         raw.close()
     return BackupReport(pages * size, games, fair, signed)
+
+
+def _cannot_write(target: Path, exc: OSError) -> StoreError:
+    """The backup's file cannot be made or put in place; the OS's reason in words that translate."""
+    return StoreError(N_("{file}: cannot write ({reason})"), file=target, reason=os_problem(exc))
 
 
 def _sync_file(path: Path) -> None:

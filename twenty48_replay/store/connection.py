@@ -35,7 +35,8 @@ from sqlalchemy import Engine, case, create_engine, func, select
 from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
 
-from twenty48_replay.errors import StoreError, Twenty48Error
+from twenty48_replay.errors import StoreError, Twenty48Error, os_problem
+from twenty48_replay.i18n import N_
 from twenty48_replay.store import dialects, schema, upgrade
 from twenty48_replay.store.legacy import OLDER
 from twenty48_replay.store.tables import APPLICATION, SCHEMA_VERSION, meta, metadata
@@ -89,30 +90,39 @@ def driver_error(exc: SQLAlchemyError | sqlite3.Error, where: str) -> Twenty48Er
     message = str(exc.orig) if isinstance(exc, DBAPIError) and exc.orig is not None else str(exc)
     first = message.strip().splitlines()[0] if message.strip() else type(exc).__name__
     if dialects.is_lock_error(first):
-        return StoreError(f"{where}: the database is locked by another process; try again")
+        return StoreError(
+            N_("{db}: the database is locked by another process; try again"), db=where
+        )
     if dialects.TOO_BIG_MESSAGE in first:
         return StoreError(
-            f"{where}: a stored value is over {dialects.MAX_VALUE_BYTES // 2**20} MiB, larger "
-            "than any this program writes; refusing to read it"
+            N_(
+                "{db}: a stored value is over {size} MiB, larger "
+                "than any this program writes; refusing to read it"
+            ),
+            db=where,
+            size=dialects.MAX_VALUE_BYTES // 2**20,
         )
     if "file is not a database" in first or "file is encrypted" in first:
-        return StoreError(f"{where}: not an SQLite database")
+        return StoreError(N_("{db}: not an SQLite database"), db=where)
     if "unable to open database file" in first:
         return StoreError(
-            f"{where}: cannot open the database file (missing folder or no permission)"
+            N_("{db}: cannot open the database file (missing folder or no permission)"), db=where
         )
     if "readonly database" in first or "read-only" in first:
-        return StoreError(f"{where}: the database is read-only")
+        return StoreError(N_("{db}: the database is read-only"), db=where)
     if "timeout expired" in first or "timed out" in first:
         return StoreError(
-            f"{where}: the database server did not answer within the connect timeout "
-            f"({CONNECT_TIMEOUT_VAR})"
+            N_("{db}: the database server did not answer within the connect timeout ({name})"),
+            db=where,
+            name=CONNECT_TIMEOUT_VAR,
         )
     if "statement timeout" in first:
         return StoreError(
-            f"{where}: a statement ran longer than the statement timeout ({STATEMENT_TIMEOUT_VAR})"
+            N_("{db}: a statement ran longer than the statement timeout ({name})"),
+            db=where,
+            name=STATEMENT_TIMEOUT_VAR,
         )
-    return StoreError(f"{where}: database error: {first}")
+    return StoreError(N_("{db}: database error: {error}"), db=where, error=first)
 
 
 def _seconds(name: str, default: int, minimum: int) -> int:
@@ -120,7 +130,13 @@ def _seconds(name: str, default: int, minimum: int) -> int:
     if not raw:
         return default
     if not raw.isdigit() or not minimum <= int(raw) <= 86_400:
-        raise StoreError(f"{name}={raw!r}: expected whole seconds from {minimum} to 86400")
+        raise StoreError(
+            N_("{name}={value}: expected whole seconds from {minimum} to {maximum}"),
+            name=name,
+            value=repr(raw),
+            minimum=minimum,
+            maximum=86_400,
+        )
     return int(raw)
 
 
@@ -149,12 +165,16 @@ def _parse(target: str | None) -> tuple[URL, str]:
         shown = describe(parsed)
     except (ArgumentError, ValueError):
         raise StoreError(
-            f"{target}: not a database path or URL (check the host and port)"
+            N_("{db}: not a database path or URL (check the host and port)"), db=target
         ) from None
     if parsed.get_backend_name() == "sqlite" and parsed.query:
         raise StoreError(
-            f"{shown}: options in an SQLite URL ({', '.join(sorted(parsed.query))}) are not "
-            "supported; give the file's path (a '?' in a plain path is part of the name)"
+            N_(
+                "{db}: options in an SQLite URL ({options}) are not "
+                "supported; give the file's path (a '?' in a plain path is part of the name)"
+            ),
+            db=shown,
+            options=", ".join(sorted(parsed.query)),
         )
     return parsed, shown
 
@@ -169,7 +189,11 @@ def open_engine(target: str | None, *, read_only: bool = False) -> tuple[Engine,
     parsed, shown = _parse(target)
     backend = parsed.get_backend_name()
     if backend not in SUPPORTED:
-        raise StoreError(f"{shown}: unsupported database {backend!r} (use SQLite or PostgreSQL)")
+        raise StoreError(
+            N_("{db}: unsupported database {backend} (use SQLite or PostgreSQL)"),
+            db=shown,
+            backend=repr(backend),
+        )
     on_disk = backend == "sqlite" and parsed.database not in (None, "", ":memory:")
     path = Path(parsed.database) if on_disk and parsed.database else None
     needs_upgrade: int | None = None
@@ -177,7 +201,7 @@ def open_engine(target: str | None, *, read_only: bool = False) -> tuple[Engine,
         _require_regular_file(path, shown)
         if _is_new_file(path, shown):
             if read_only:
-                raise StoreError(f"{shown}: no database there yet (nothing to check)")
+                raise StoreError(N_("{db}: no database there yet (nothing to check)"), db=shown)
             _create_file(path, shown)
         _require_marker(path, shown)
         needs_upgrade = _validate_read_only(path, shown, read_only)
@@ -187,7 +211,9 @@ def open_engine(target: str | None, *, read_only: bool = False) -> tuple[Engine,
         connect_args = postgresql_connect_args(parsed) if backend == "postgresql" else {}
         engine = create_engine(parsed, connect_args=connect_args)
     except (NoSuchModuleError, ImportError) as exc:
-        raise StoreError(f"{shown}: database driver not installed ({exc})") from None
+        raise StoreError(
+            N_("{db}: database driver not installed ({error})"), db=shown, error=exc
+        ) from None
     dialects.configure_engine(engine)
     try:
         if read_only:
@@ -229,13 +255,16 @@ def _require_regular_file(path: Path, shown: str) -> None:
     except FileNotFoundError:
         mode = None
     except OSError as exc:
-        raise StoreError(f"{shown}: cannot reach the file ({exc.strerror})") from None
+        raise _unreachable(shown, exc) from None
     if mode is not None and stat.S_ISDIR(mode):
-        raise StoreError(f"{shown}: is a directory, not a database file")
+        raise StoreError(N_("{db}: is a directory, not a database file"), db=shown)
     if mode is not None and not stat.S_ISREG(mode):
         raise StoreError(
-            f"{shown}: not a regular file (a device, pipe or socket); refusing to use it "
-            "as a database"
+            N_(
+                "{db}: not a regular file (a device, pipe or socket); refusing to use it "
+                "as a database"
+            ),
+            db=shown,
         )
     real = os.path.realpath(path)  # SQLite keeps its side files next to the real file
     for suffix in (*_SIDE_FILES, "-shm"):
@@ -244,25 +273,42 @@ def _require_regular_file(path: Path, shown: str) -> None:
         except FileNotFoundError:
             continue
         except OSError as exc:
-            raise StoreError(f"{shown}{suffix}: cannot reach the file ({exc.strerror})") from None
+            raise _unreachable(f"{shown}{suffix}", exc) from None
         if not stat.S_ISREG(side.st_mode):
             raise StoreError(
-                f"{shown}: {Path(real).name}{suffix} next to it is not a regular file (a link, "
-                "device or pipe); refusing to open the database"
+                N_(
+                    "{db}: {file} next to it is not a regular file (a link, "
+                    "device or pipe); refusing to open the database"
+                ),
+                db=shown,
+                file=f"{Path(real).name}{suffix}",
             )
         if suffix == "-journal" and side.st_size > 0 and mode is not None:
             raise StoreError(
-                f"{shown}: {Path(real).name}{suffix} next to it holds a rollback journal, which "
-                "SQLite would apply after the file was checked (a database of ours never has "
-                "one); refusing to open the database"
+                N_(
+                    "{db}: {file} next to it holds a rollback journal, which "
+                    "SQLite would apply after the file was checked (a database of ours never has "
+                    "one); refusing to open the database"
+                ),
+                db=shown,
+                file=f"{Path(real).name}{suffix}",
             )
     try:
         if mode is None and path.is_symlink():
-            raise StoreError(f"{shown}: a symbolic link to nothing; refusing to create through it")
+            raise StoreError(
+                N_("{db}: a symbolic link to nothing; refusing to create through it"), db=shown
+            )
         if not path.parent.exists():
-            raise StoreError(f"{shown}: folder {path.parent} does not exist")
+            raise StoreError(
+                N_("{db}: folder {folder} does not exist"), db=shown, folder=path.parent
+            )
     except OSError as exc:
-        raise StoreError(f"{shown}: cannot reach the file ({exc.strerror})") from None
+        raise _unreachable(shown, exc) from None
+
+
+def _unreachable(shown: str, exc: OSError) -> StoreError:
+    """The file cannot even be looked at (a folder on its path forbids it, say)."""
+    return StoreError(N_("{db}: cannot reach the file ({error})"), db=shown, error=os_problem(exc))
 
 
 def _is_new_file(path: Path, shown: str) -> bool:
@@ -272,13 +318,18 @@ def _is_new_file(path: Path, shown: str) -> bool:
         sides = [Path(f"{path}{suffix}") for suffix in _SIDE_FILES]
         leftovers = [side.name for side in sides if side.exists() and side.stat().st_size > 0]
     except OSError as exc:
-        raise StoreError(f"{shown}: cannot read the file ({exc.strerror})") from None
+        raise StoreError(
+            N_("{db}: cannot read the file ({error})"), db=shown, error=os_problem(exc)
+        ) from None
     if size:
         return False
     if leftovers:
         raise StoreError(
-            f"{shown}: empty, but {leftovers[0]} next to it holds data; refusing to create "
-            "a database there"
+            N_(
+                "{db}: empty, but {file} next to it holds data; refusing to create a database there"
+            ),
+            db=shown,
+            file=leftovers[0],
         )
     return True
 
@@ -326,7 +377,9 @@ def _create_file(path: Path, shown: str) -> None:
     except SQLAlchemyError as exc:
         raise driver_error(exc, shown) from None
     except OSError as exc:
-        raise StoreError(f"{shown}: cannot create the database ({exc.strerror})") from None
+        raise StoreError(
+            N_("{db}: cannot create the database ({error})"), db=shown, error=os_problem(exc)
+        ) from None
     finally:
         engine.dispose()
         for leftover in (temporary, Path(f"{temporary}-wal"), Path(f"{temporary}-shm")):
@@ -360,25 +413,33 @@ def _require_marker(path: Path, shown: str) -> None:
             value = _read_marker(path, shown)
         except sqlite3.DatabaseError as exc:
             if "not a database" in str(exc) or "encrypted" in str(exc):
-                raise StoreError(f"{shown}: not an SQLite database") from None
+                raise StoreError(N_("{db}: not an SQLite database"), db=shown) from None
             if "unable to open" in str(exc):
-                raise StoreError(
-                    f"{shown}: cannot open the database file (no permission?)"
-                ) from None
+                raise _no_permission(shown) from None
             if attempt == 2:
-                raise StoreError(f"{shown}: not a twenty48-replay database ({exc})") from None
+                raise StoreError(
+                    N_("{db}: not a twenty48-replay database ({why})"), db=shown, why=exc
+                ) from None
             time.sleep(0.05 * (attempt + 1))
         else:
             if value != APPLICATION:
-                raise StoreError(f"{shown}: not a twenty48-replay database")
+                raise _not_ours(shown)
             return
+
+
+def _not_ours(shown: str) -> StoreError:
+    return StoreError(N_("{db}: not a twenty48-replay database"), db=shown)
+
+
+def _no_permission(shown: str) -> StoreError:
+    return StoreError(N_("{db}: cannot open the database file (no permission?)"), db=shown)
 
 
 def _read_marker(path: Path, shown: str) -> object:
     try:
         raw = sqlite3.connect(_uri(path, "mode=ro&immutable=1"), uri=True)
     except sqlite3.Error:
-        raise StoreError(f"{shown}: cannot open the database file (no permission?)") from None
+        raise _no_permission(shown) from None
     try:
         dialects.limit_value_size(raw)
         raw.execute("PRAGMA trusted_schema = OFF")
@@ -387,8 +448,12 @@ def _read_marker(path: Path, shown: str) -> object:
             for row in raw.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
         }
         if meta.name not in names:
-            what = "it has other tables" if names else "it has no tables of ours"
-            raise StoreError(f"{shown}: not a twenty48-replay database ({what})")
+            what = N_("it has other tables") if names else N_("it has no tables of ours")
+            raise StoreError(
+                N_("{db}: not a twenty48-replay database ({why})"),
+                db=shown,
+                why=StoreError(what),
+            )
         row = raw.execute(
             f"SELECT CASE WHEN length(value) <= {_MARKER_LENGTH} THEN value END "
             f"FROM {meta.name} WHERE key = 'application'"
@@ -457,9 +522,9 @@ def _marker(connection: Connection, shown: str) -> dict[str, str]:
     try:
         values = marker_values(connection)
     except SQLAlchemyError:
-        raise StoreError(f"{shown}: not a twenty48-replay database") from None
+        raise _not_ours(shown) from None
     if values.get("application") != APPLICATION:
-        raise StoreError(f"{shown}: not a twenty48-replay database")
+        raise _not_ours(shown)
     return values
 
 
@@ -479,23 +544,38 @@ def _verdict(connection: Connection, shown: str) -> int | None:
     version = schema_version(values)
     if version is None:
         raise StoreError(
-            f"{shown}: unreadable schema version {values.get('schema_version', '')!r}; "
-            "run 'twenty48 check'"
+            N_("{db}: unreadable schema version {version}; run 'twenty48 check'"),
+            db=shown,
+            version=repr(values.get("schema_version", "")),
         )
     if version > SCHEMA_VERSION:
         raise StoreError(
-            f"{shown}: database schema version {version} is newer than this program "
-            f"supports ({SCHEMA_VERSION}); upgrade twenty48-replay"
+            N_(
+                "{db}: database schema version {version} is newer than this program "
+                "supports ({supported}); upgrade twenty48-replay"
+            ),
+            db=shown,
+            version=str(version),
+            supported=str(SCHEMA_VERSION),
         )
     if version != SCHEMA_VERSION and version not in OLDER:
-        raise StoreError(f"{shown}: unknown schema version {version}; run 'twenty48 check'")
+        raise StoreError(
+            N_("{db}: unknown schema version {version}; run 'twenty48 check'"),
+            db=shown,
+            version=str(version),
+        )
     definition = OLDER.get(version, metadata)
     found = schema.differences(schema.expected(connection, definition), schema.actual(connection))
     if found:
-        more = f" and {len(found) - 3} more" if len(found) > 3 else ""
+        more = StoreError(N_(" and {count} more"), count=len(found) - 3) if len(found) > 3 else ""
         raise StoreError(
-            f"{shown}: not a twenty48-replay database as this program creates it "
-            f"({', '.join(found[:3])}{more}); refusing to open it ('twenty48 check' lists why)"
+            N_(
+                "{db}: not a twenty48-replay database as this program creates it "
+                "({differences}{more}); refusing to open it ('twenty48 check' lists why)"
+            ),
+            db=shown,
+            differences=", ".join(found[:3]),
+            more=more,
         )
     return None if version == SCHEMA_VERSION else version
 
@@ -532,7 +612,11 @@ def _upgrade(engine: Engine, shown: str) -> None:
         if version is not None:
             upgrade.upgrade(connection, version)
             if _verdict(connection, shown) is not None:
-                raise StoreError(f"{shown}: upgrade to schema version {SCHEMA_VERSION} failed")
+                raise StoreError(
+                    N_("{db}: upgrade to schema version {version} failed"),
+                    db=shown,
+                    version=str(SCHEMA_VERSION),
+                )
 
 
 @contextmanager
