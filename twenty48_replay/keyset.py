@@ -182,7 +182,7 @@ def _key_id(value: object, key: bytes, where: str) -> None:
         )
 
 
-def _time(value: object, where: str) -> str:
+def _time(value: object, where: str | KeyFileError) -> str:
     try:
         return validate_timestamp(value, "")
     except RecordError:
@@ -308,10 +308,11 @@ def key_set_document(periods: Iterable[KeyPeriod]) -> dict[str, Any]:
     current = [p for p in items if p.until is None]
     if len(current) != 1:
         raise KeyFileError(
-            f"a key set has exactly one key in use (until None), these periods have {len(current)}"
+            N_("a key set has exactly one key in use (until None), these periods have {count}"),
+            count=len(current),
         )
     for period in items:
-        _time(period.since, f"the 'from' of key {period.key_id}")
+        _time(period.since, KeyFileError(N_("the 'from' of key {key_id}"), key_id=period.key_id))
     rest = sorted(
         (p for p in items if p.until is not None),
         key=lambda p: timestamp_instant(p.since),
