@@ -83,12 +83,12 @@ def _forwarded(text: str | None) -> str | None:
     """``--forwarded-allow-ips`` checked now: a typo must never trust the wrong proxy."""
     if text is None:
         return None
-    from twenty48_replay.server.transport import parse_forwarded_allow_ips
+    from twenty48_replay.server.transport import ForwardedAllowError, parse_forwarded_allow_ips
 
     try:
         parse_forwarded_allow_ips(text)
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc)) from None
+    except ForwardedAllowError as exc:
+        raise typer.BadParameter(exc.translated()) from None
     return text
 
 

@@ -25,7 +25,7 @@ import pytest
 from conftest import EXAMPLES, run_cli
 
 #: Words that are the same in both languages.
-SHARED_WORDS = {"database", "sqlite", "min"}
+SHARED_WORDS = {"database", "sqlite", "min", "ip"}
 
 
 def error_line(result: subprocess.CompletedProcess[str], prefix: str) -> str:
@@ -123,7 +123,7 @@ def test_unusable_databases_and_outputs_are_refused_in_danish(
     assert Path("a-file").read_text(encoding="utf-8") == "x"
 
 
-def test_a_bad_rate_limit_is_refused_in_danish(tmp_path: Path) -> None:
+def test_a_bad_rate_limit_or_proxy_address_is_refused_in_danish(tmp_path: Path) -> None:
     db = str(tmp_path / "g.db")
     invalid_en = "Invalid value for '--rate-limit': "
     invalid_da = "Ugyldig værdi for '--rate-limit': "
@@ -166,6 +166,14 @@ def test_a_bad_rate_limit_is_refused_in_danish(tmp_path: Path) -> None:
                 "Ugyldig værdi for",
             ],
         )
+    check(
+        ["serve", "--db", db, "--forwarded-allow-ips", "10.0.0.1,bogus"],
+        "Invalid value for '--forwarded-allow-ips': 'bogus' is not an IP address or network"
+        + see_en,
+        "Ugyldig værdi for '--forwarded-allow-ips': 'bogus' er ikke en IP-adresse eller et netværk"
+        + see_da,
+        ["'bogus'", "Invalid value for", "Ugyldig værdi for"],
+    )
     assert not Path(db).exists()
 
 

@@ -15,9 +15,12 @@ from __future__ import annotations
 import ipaddress
 import json
 import os
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 import attrs
+
+from twenty48_replay.errors import EXIT_UNUSABLE, MessageError
+from twenty48_replay.i18n import N_
 
 #: Environment variable that carries the limits to uvicorn's worker processes.
 ENV_VAR: Final = "TWENTY48_SERVE_TRANSPORT"
@@ -81,25 +84,34 @@ class TransportLimits:
         return cls(**data)
 
 
+class ForwardedAllowError(MessageError, ValueError):
+    """A ``--forwarded-allow-ips`` value that cannot be used (exit 2), in the reader's language."""
+
+    exit_code: ClassVar[int] = EXIT_UNUSABLE
+
+
 def parse_forwarded_allow_ips(text: str) -> tuple[str, ...]:
     """``--forwarded-allow-ips``: comma-separated addresses or networks, or ``*``.
 
-    Raises ValueError naming the first item that is neither, so a typo never
-    silently trusts (or distrusts) a proxy.  An empty text trusts nobody.
+    Raises :class:`ForwardedAllowError` (a ValueError) naming the first item
+    that is neither, so a typo never silently trusts (or distrusts) a proxy.
+    An empty text trusts nobody.
     """
     items = [item.strip() for item in text.split(",")]
     if items == [""]:
         return ()
     if "*" in items:
         if len(items) > 1:
-            raise ValueError("'*' trusts every address; give it alone")
+            raise ForwardedAllowError(N_("'*' trusts every address; give it alone"))
         return ("*",)
     found = []
     for item in items:
         try:
             network = ipaddress.ip_network(item, strict=False)
         except ValueError:
-            raise ValueError(f"{item!r} is not an IP address or network") from None
+            raise ForwardedAllowError(
+                N_("{item} is not an IP address or network"), item=repr(item)
+            ) from None
         found.append(str(network.network_address) if _is_single(network) else str(network))
     return tuple(found)
 
