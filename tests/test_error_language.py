@@ -220,3 +220,19 @@ def test_message_error_keeps_english_and_numbers_follow_the_language() -> None:
         assert str(error) == english
     finally:
         i18n.set_language(i18n.ENGLISH)
+
+
+def test_a_tls_failure_is_said_in_the_tls_library_s_words() -> None:
+    """An SSLError's errno is the TLS library's code: errno 1 is not "operation not permitted".
+
+    Found by CI: ``play --server`` against an untrusted certificate said "operation not
+    permitted" and no longer named the certificate (tests/test_deploy.py).
+    """
+    import ssl
+
+    from twenty48_replay.errors import os_problem
+
+    problem = ssl.SSLCertVerificationError(
+        1, "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed"
+    )
+    assert "certificate" in str(os_problem(problem))

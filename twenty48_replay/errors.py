@@ -287,7 +287,12 @@ def os_problem(exc: BaseException) -> MessageError | str:
     inside a sentence.
     """
     import socket  # only here: the verify path imports this module
+    import ssl
 
+    if isinstance(exc, ssl.SSLError):
+        # Its errno is the TLS library's code, not the system's (1 would read "operation not
+        # permitted"): the library's own words, which name the certificate problem.
+        return str(exc) or type(exc).__name__
     if isinstance(exc, socket.gaierror):
         return MessageError(N_("no such host"))
     if isinstance(exc, OSError) and exc.errno in _OS_ERRORS:
