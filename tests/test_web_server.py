@@ -644,7 +644,8 @@ def test_an_unknown_game_page_in_the_browser_leads_back(
     browser_page.open(web_server.url + "/games/424242")
     assert page.locator("h1").text_content() == "404 Not Found"
     assert page.locator("#error-reason").text_content() == "No game with id 424242"
-    assert page.locator("header.site nav a").all_text_contents() == ["Play", "Leaderboard"]
+    links = page.locator("header.site nav a").all_text_contents()
+    assert links == ["Play", "Leaderboard", "English", "Dansk"]  # the error page's language switch
     page.click('main a[href="/leaderboard"]')
     page.wait_for_selector("#leaderboard[data-state=ready]")
     # The only console message is the browser noting the page's own 404 status
