@@ -5,6 +5,7 @@ Run from the project root after installing:
     python tests/bench/bench_solver.py                  # bench-1 .. bench-20 until 16384
     python tests/bench/bench_solver.py --games 4 --target 4096
     python tests/bench/bench_solver.py --seeds 6 7 13 16 20   # only these seeds
+    python tests/bench/bench_solver.py --prefix tune --games 40  # tune-1 .. tune-40 (tuning)
     nice -n 5 taskset -c 1 python tests/bench/bench_solver.py --workers 1   # one core
     python tests/bench/bench_solver.py --strength deep --games 8 --target 32768 --workers 1
 
@@ -92,15 +93,21 @@ def main(argv: list[str] | None = None) -> int:
     from twenty48_replay.solver import Strength, default_settings, engine_name
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--games", type=int, default=20, help="play bench-1 .. bench-N")
-    parser.add_argument("--first", type=int, default=1, help="start at bench-FIRST (resume a run)")
+    parser.add_argument("--games", type=int, default=20, help="play PREFIX-1 .. PREFIX-N")
+    parser.add_argument("--first", type=int, default=1, help="start at PREFIX-FIRST (resume a run)")
+    parser.add_argument(
+        "--prefix",
+        default="bench",
+        help="seed names PREFIX-N (default bench: the benchmark's own seeds; tune settings on"
+        " another prefix, so that the bench seeds stay unseen)",
+    )
     parser.add_argument(
         "--seeds",
         type=int,
         nargs="+",
         default=None,
         metavar="N",
-        help="play only bench-N for these N (instead of --first .. --games)",
+        help="play only PREFIX-N for these N (instead of --first .. --games)",
     )
     parser.add_argument("--target", type=int, default=16384, help="stop a game at this tile")
     parser.add_argument("--workers", type=int, default=2, help="parallel games")
@@ -120,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"python {sys.version.split()[0]} on {os.cpu_count()} cores, {args.workers} workers")
     print(f"engine {engine_name()}, strength {args.strength}: {settings}")
     jobs = [
-        (f"bench-{i}", args.target, args.strength, args.max_nodes, args.progress)
+        (f"{args.prefix}-{i}", args.target, args.strength, args.max_nodes, args.progress)
         for i in (args.seeds or range(args.first, args.games + 1))
     ]
     header = (
