@@ -152,6 +152,21 @@ class Store:
         except (SQLAlchemyError, sqlite3.Error) as exc:  # raw driver calls (checkpoint)
             raise conn.driver_error(exc, self.name) from None
 
+    def checkpoint_in_background(self) -> bool:
+        """Leave SQLite's checkpoints to :meth:`checkpoint` (why: :mod:`.dialects`).
+
+        True when the caller must now call :meth:`checkpoint` regularly
+        (an SQLite file); False for PostgreSQL, which needs nothing.
+        """
+        return dialects.checkpoint_in_background(self.engine)
+
+    def checkpoint(self) -> None:
+        """Copy the write-ahead log into the database file, waiting for nobody (SQLite)."""
+        try:
+            dialects.checkpoint(self.engine)
+        except (SQLAlchemyError, sqlite3.Error) as exc:  # a raw driver call
+            raise conn.driver_error(exc, self.name) from None
+
     def close(self) -> None:
         """Release connections."""
         self.engine.dispose()
