@@ -74,7 +74,7 @@ class Server:
         # (measured: a full collection then takes about 6 ms).
         gc.collect()
         gc.freeze()
-        if self.store.checkpoint_in_background():
+        if self.store.can_checkpoint():
             self.checkpointer = Checkpointer(self.store)
             self.checkpointer.start()
         self.writer.start()

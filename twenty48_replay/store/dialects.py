@@ -149,43 +149,21 @@ def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
         cursor.close()
 
 
-#: WAL pages (4 KiB each) after which a commit checkpoints by itself once a background
-#: checkpointer has taken the job over: only a backstop, should it fall behind or stop.
-BACKSTOP_CHECKPOINT_PAGES: Final = 10_000
-
-
-def checkpoint_in_background(engine: Engine) -> bool:
-    """Stop commits from checkpointing; True if the caller must now call :func:`checkpoint`.
-
-    SQLite's commit that fills the write-ahead log past 1,000 pages copies
-    the log into the database file and syncs that file before it returns:
-    on a busy server that is the writer's commit, and every request of its
-    batch waits for a sync of the whole database file (measured: commits of
-    up to a second on this project's benchmark machine, against about 1 ms
-    for a plain commit).  With this, commits leave the copying to whoever
-    calls :func:`checkpoint` from another thread (the server, every second);
-    a commit still checkpoints by itself past :data:`BACKSTOP_CHECKPOINT_PAGES`.
-    PostgreSQL (False): its server checkpoints by itself, off every commit.
-    """
-    if engine.dialect.name != "sqlite" or engine.url.database in (None, "", ":memory:"):
-        return False
-    event.listen(engine, "connect", _backstop_autocheckpoint)
-    engine.dispose()  # pooled connections made before now are made again with the setting
-    return True
-
-
-def _backstop_autocheckpoint(dbapi_connection: Any, _record: Any) -> None:
-    dbapi_connection.execute(f"PRAGMA wal_autocheckpoint = {BACKSTOP_CHECKPOINT_PAGES}")
+def can_checkpoint(engine: Engine) -> bool:
+    """Whether :func:`checkpoint` does anything: an SQLite file (its write-ahead log)."""
+    return engine.dialect.name == "sqlite" and engine.url.database not in (None, "", ":memory:")
 
 
 def checkpoint(engine: Engine) -> None:
     """SQLite: copy what the log holds into the database file, waiting for nobody (PASSIVE).
 
     Frames a reader still needs, or a writer is adding, stay for the next
-    call; the log is reused from its start once a checkpoint has copied
-    everything.  PostgreSQL: nothing to do.
+    call.  SQLite's own checkpoint, run by the commit that takes the log past
+    1,000 pages, still restarts the log from its start (keeping the file
+    small), but has little left to copy and sync when this runs often.
+    PostgreSQL: nothing to do (its server checkpoints by itself).
     """
-    if engine.dialect.name != "sqlite":
+    if not can_checkpoint(engine):
         return
     raw = engine.raw_connection()
     try:

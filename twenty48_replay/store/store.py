@@ -152,13 +152,9 @@ class Store:
         except (SQLAlchemyError, sqlite3.Error) as exc:  # raw driver calls (checkpoint)
             raise conn.driver_error(exc, self.name) from None
 
-    def checkpoint_in_background(self) -> bool:
-        """Leave SQLite's checkpoints to :meth:`checkpoint` (why: :mod:`.dialects`).
-
-        True when the caller must now call :meth:`checkpoint` regularly
-        (an SQLite file); False for PostgreSQL, which needs nothing.
-        """
-        return dialects.checkpoint_in_background(self.engine)
+    def can_checkpoint(self) -> bool:
+        """Whether :meth:`checkpoint` does anything (an SQLite file; PostgreSQL needs none)."""
+        return dialects.can_checkpoint(self.engine)
 
     def checkpoint(self) -> None:
         """Copy the write-ahead log into the database file, waiting for nobody (SQLite)."""
