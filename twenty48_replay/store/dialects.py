@@ -292,12 +292,16 @@ def integrity_check(connection: Connection) -> list[str]:
     return []  # PostgreSQL checks its pages itself (checksums); nothing cheap to ask here
 
 
+def param_mark(connection: Connection) -> str:
+    """The driver's placeholder for one value in raw SQL: ``?`` (sqlite3) or ``%s`` (psycopg)."""
+    return "?" if connection.dialect.paramstyle == "qmark" else "%s"
+
+
 def bulk_insert_moves(
     connection: Connection, rows: Sequence[tuple[int, int, str, int | None]]
 ) -> None:
     """Insert many move rows fast: the driver's executemany with plain tuples."""
-    style = connection.dialect.paramstyle
-    marks = "?, ?, ?, ?" if style == "qmark" else "%s, %s, %s, %s"
+    marks = ", ".join([param_mark(connection)] * 4)
     connection.exec_driver_sql(
         f"INSERT INTO moves (game_id, seq, direction, played_ms) VALUES ({marks})", rows
     )

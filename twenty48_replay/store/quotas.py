@@ -33,6 +33,7 @@ import attrs
 from sqlalchemy import delete, select
 from sqlalchemy.engine import Connection
 
+from twenty48_replay.store import dialects
 from twenty48_replay.store.tables import rate_limits
 
 #: Longest key stored (``<limit>:<subject>``); the column holds 300 characters.
@@ -91,7 +92,7 @@ def take_rate_limits(
             raise ValueError(f"not a rate charge: {charge!r}")
     _insert_missing(connection, [c.key for c in ordered])
     postgres = connection.dialect.name == "postgresql"
-    mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
+    mark = dialects.param_mark(connection)
     if postgres:
         row = f"({mark}::varchar, {mark}::bigint, {mark}::bigint, {mark}::bigint, {mark}::bigint)"
     else:
@@ -135,7 +136,7 @@ def _insert_missing(connection: Connection, keys: list[str]) -> None:
     itself (py-spy, bench_abuse.py: 13% of the server's samples).  ``ON
     CONFLICT (key) DO NOTHING`` is the same in SQLite (3.24+) and PostgreSQL.
     """
-    mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
+    mark = dialects.param_mark(connection)
     sql = (
         "INSERT INTO rate_limits (key, tat_ms, granted) VALUES "
         + ", ".join([f"({mark}, 0, 0)"] * len(keys))

@@ -216,7 +216,7 @@ def append_moves(
     """
     if not appends:
         return None
-    mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
+    mark = dialects.param_mark(connection)
     postgres = connection.dialect.name == "postgresql"
     unfinished = " AND games.extra IS NULL" if unfinished_only else ""
     if len(appends) == 1:  # plain statements: the path of every local move, on any SQLite
