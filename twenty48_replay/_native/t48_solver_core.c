@@ -171,8 +171,16 @@ static void init_powers(void)
 {
     for (int r = 0; r < 32; r++) {
         double x = (double)r;
+#ifdef X48_MONOTONICITY_POWER /* tuning builds only: pow() need not match NumPy's last bit */
+        power_mono[r] = pow(x, X48_MONOTONICITY_POWER);
+#else
         power_mono[r] = x * x * x * x;
+#endif
+#ifdef X48_SUM_POWER
+        power_sum[r] = pow(x, X48_SUM_POWER);
+#else
         power_sum[r] = x * x * x * sqrt(x);
+#endif
     }
 }
 

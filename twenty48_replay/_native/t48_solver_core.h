@@ -36,12 +36,25 @@ extern "C" {
  * uses two C frames per ply, so this also bounds the stack. */
 #define X48_MAX_DEPTH 24
 
-/* Heuristic weights: nneonneo/2048-ai's, as twenty48_replay/solver/tables.py. */
+/* Heuristic weights: nneonneo/2048-ai's, as twenty48_replay/solver/tables.py.
+ * Each can be overridden when compiling (-DX48_EMPTY_WEIGHT=500.0), which is
+ * how the weights were tuned (README "Solver in C"); the package's build never
+ * overrides them, so the C and NumPy tables stay equal. */
+#ifndef X48_LOST_PENALTY
 #define X48_LOST_PENALTY 200000.0
+#endif
+#ifndef X48_MONOTONICITY_WEIGHT
 #define X48_MONOTONICITY_WEIGHT 47.0
+#endif
+#ifndef X48_SUM_WEIGHT
 #define X48_SUM_WEIGHT 11.0
+#endif
+#ifndef X48_MERGES_WEIGHT
 #define X48_MERGES_WEIGHT 700.0
+#endif
+#ifndef X48_EMPTY_WEIGHT
 #define X48_EMPTY_WEIGHT 270.0
+#endif
 /* Spawn probabilities of the rules, and the floor of a live position's value. */
 #define X48_P_TWO 0.9
 #define X48_P_FOUR 0.1
