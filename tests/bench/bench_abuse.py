@@ -37,6 +37,13 @@ is the disk's, which every durable commit shares).  Posting
 stops once the files grew by ``--max-disk-mb`` (default 4,096), so that a
 server without a storage bound cannot fill the disk.
 
+Where it runs: the clients stand for other machines, so by default ``serve``
+and nginx get the machine's last CPU to themselves (every thread, pinned
+after start) and the honest players, the attackers and the disk probe run on
+the other CPUs (``--server-cpus``, e.g. ``1`` or ``2,3``; ``all`` pins
+nothing and lets everything share every CPU, as before).  Each phase prints
+how long the server's threads ran and how long they waited for a CPU.
+
     python tests/bench/bench_abuse.py                 # direct, then through nginx
     python tests/bench/bench_abuse.py --via direct --seconds 30
 """
