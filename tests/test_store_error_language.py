@@ -179,7 +179,9 @@ def test_a_bad_rate_limit_or_proxy_address_is_refused_in_danish(tmp_path: Path) 
 
 def test_a_read_only_database_and_a_closed_folder_are_refused_in_danish(tmp_path: Path) -> None:
     """As ``nobody`` when the tests run as root (root ignores file modes)."""
-    base = Path(tempfile.mkdtemp(dir=tmp_path.parent.parent.parent))  # reachable by nobody
+    # In the system temporary folder, where the user "nobody" can reach it
+    # (pytest's folders are 0700, at a depth that differs under pytest-xdist).
+    base = Path(tempfile.mkdtemp(prefix="twenty48-ro-"))
     base.chmod(0o755)
     folder = base / "ro"
     folder.mkdir()

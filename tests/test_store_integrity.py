@@ -227,7 +227,9 @@ def test_a_database_is_created_only_in_a_missing_or_empty_file(tmp_path: Path) -
 
 
 def test_import_into_a_read_only_database_with_wal_and_shm_is_one_line(tmp_path: Path) -> None:
-    base = Path(tempfile.mkdtemp(dir=tmp_path.parent.parent.parent))  # reachable by nobody
+    # In the system temporary folder, where the user "nobody" can reach it
+    # (pytest's folders are 0700, at a depth that differs under pytest-xdist).
+    base = Path(tempfile.mkdtemp(prefix="twenty48-ro-"))
     base.chmod(0o755)
     folder = base / "ro"
     folder.mkdir()

@@ -37,6 +37,13 @@ is the disk's, which every durable commit shares).  Posting
 stops once the files grew by ``--max-disk-mb`` (default 4,096), so that a
 server without a storage bound cannot fill the disk.
 
+Where it runs: the clients stand for other machines, so by default ``serve``
+and nginx get the machine's last CPU to themselves (every thread, pinned
+after start) and the honest players, the attackers and the disk probe run on
+the other CPUs (``--server-cpus``, e.g. ``1`` or ``2,3``; ``all`` pins
+nothing and lets everything share every CPU, as before).  Each phase prints
+how long the server's threads ran and how long they waited for a CPU.
+
     python tests/bench/bench_abuse.py                 # direct, then through nginx
     python tests/bench/bench_abuse.py --via direct --seconds 30
 """
@@ -483,6 +490,36 @@ def disk_bytes(db: Path) -> int:
     )
 
 
+def parse_cpus(text: str) -> set[int] | None:
+    """``--server-cpus``: ``all`` (no placement) or a comma-separated list of CPU numbers."""
+    if text == "all":
+        return None
+    cpus = {int(part) for part in text.split(",") if part.strip()}
+    available = os.sched_getaffinity(0)
+    if not cpus or not cpus <= available:
+        raise SystemExit(f"--server-cpus {text}: this process may use CPUs {sorted(available)}")
+    if cpus == available:
+        raise SystemExit(f"--server-cpus {text}: no CPU would be left for the clients")
+    return cpus
+
+
+def default_server_cpus() -> str:
+    """The last CPU for the server when there are at least two, else no placement."""
+    available = sorted(os.sched_getaffinity(0))
+    return str(available[-1]) if len(available) >= 2 else "all"
+
+
+def place(pid: int, cpus: set[int] | None) -> None:
+    """Pin every thread of a process and its descendants to ``cpus`` (``None``: leave them)."""
+    if cpus is None:
+        return
+    for member in family(pid):
+        with contextlib.suppress(OSError):
+            for task in Path(f"/proc/{member}/task").iterdir():
+                with contextlib.suppress(OSError):
+                    os.sched_setaffinity(int(task.name), cpus)
+
+
 def run_loop(coro: Coroutine[Any, Any, T]) -> T:
     try:
         import uvloop
@@ -499,7 +536,10 @@ def bench(via: str, args: argparse.Namespace, folder: Path) -> None:
     with ServerProcess(str(db), folder, *extra) as server:
         assert server.process is not None
         pid = server.process.pid
+        place(pid, args.server_cpu_set)
         nginx = NginxProcess(server.port).start() if via == "nginx" else None
+        if nginx is not None and nginx.process is not None:
+            place(nginx.process.pid, args.server_cpu_set)
         try:
             host, port = "127.0.0.1", nginx.https_port if nginx else server.port
             cafile = str(nginx.cert) if nginx else None
@@ -642,7 +682,23 @@ def main() -> None:
         default=19,
         help="niceness of the attacking process (default 19: it stands for other machines)",
     )
+    parser.add_argument(
+        "--server-cpus",
+        default=default_server_cpus(),
+        help="CPUs for serve and nginx, comma-separated, or 'all' (default: the last CPU when "
+        "there are two or more); the players, the attackers and the disk probe get the others",
+    )
     args = parser.parse_args()
+    args.server_cpu_set = parse_cpus(args.server_cpus)
+    if args.server_cpu_set is not None:
+        # Clients stand for other machines: they run on the CPUs the server does not
+        # (spawned processes inherit this), so their CPU is not taken from the server.
+        os.sched_setaffinity(0, os.sched_getaffinity(0) - args.server_cpu_set)
+        print(
+            f"serve and nginx on CPU {sorted(args.server_cpu_set)}; players, attackers "
+            f"and the disk probe on CPU {sorted(os.sched_getaffinity(0))}",
+            flush=True,
+        )
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     with tempfile.TemporaryDirectory() as tmp:
