@@ -26,7 +26,7 @@ import stat
 import time
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import quote
@@ -406,7 +406,12 @@ def _require_marker(path: Path, shown: str) -> None:
     A database of ours always has its marker in the main file (it is built
     whole before it appears at its path, see :func:`_create_file`).  Without
     locks a checkpoint by another process may be caught half-way, so a read
-    error is retried a few times before it counts.
+    error is retried a few times before it counts.  A checkpoint cut short
+    (the process killed while it copied the log into the main file) leaves
+    the main file half-copied until the next normal open replays the log;
+    so when the main file alone does not read and a ``-wal`` file is there,
+    the marker is read through the log (``mode=ro``: the database is never
+    written, only its ``-shm`` index may be).
     """
     for attempt in range(3):
         try:
@@ -416,6 +421,12 @@ def _require_marker(path: Path, shown: str) -> None:
                 raise StoreError(N_("{db}: not an SQLite database"), db=shown) from None
             if "unable to open" in str(exc):
                 raise _no_permission(shown) from None
+            if Path(f"{path}-wal").exists():
+                with suppress(sqlite3.DatabaseError):
+                    value = _read_marker(path, shown, through_log=True)
+                    if value != APPLICATION:
+                        raise _not_ours(shown) from None
+                    return
             if attempt == 2:
                 raise StoreError(
                     N_("{db}: not a twenty48-replay database ({why})"), db=shown, why=exc
@@ -435,9 +446,12 @@ def _no_permission(shown: str) -> StoreError:
     return StoreError(N_("{db}: cannot open the database file (no permission?)"), db=shown)
 
 
-def _read_marker(path: Path, shown: str) -> object:
+def _read_marker(path: Path, shown: str, *, through_log: bool = False) -> object:
+    """The marker's value in the main file alone (``immutable=1``), or ``through_log``."""
     try:
-        raw = sqlite3.connect(_uri(path, "mode=ro&immutable=1"), uri=True)
+        raw = sqlite3.connect(
+            _uri(path, "mode=ro" if through_log else "mode=ro&immutable=1"), uri=True
+        )
     except sqlite3.Error:
         raise _no_permission(shown) from None
     try:
