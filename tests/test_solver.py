@@ -11,13 +11,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import attrs
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twenty48_replay import Board, Direction, Record, verify
-from twenty48_replay.solver import SearchSettings, best_move, play_game, search
+from twenty48_replay.solver import SearchSettings, best_move, expectimax, play_game, search
 from twenty48_replay.solver import boards as bd
 from twenty48_replay.solver import tables as tb
 
@@ -242,4 +243,45 @@ def test_a_missing_c_search_falls_back_to_numpy(tmp_path: Path) -> None:
     assert refused.stderr.strip() == (
         "twenty48: error: TWENTY48_ENGINE=native, but the native core is not built in this "
         "installation; reinstall with a C compiler, or set TWENTY48_ENGINE=python"
+    )
+
+
+#: One empty cell, and two (the crowded-board rule's default line is at one).
+CROWDED = Board.from_rows([[0, 2, 4, 8], [2, 4, 8, 16], [4, 8, 16, 32], [8, 16, 32, 64]])
+OPEN = Board.from_rows([[0, 2, 4, 8], [2, 4, 8, 16], [4, 8, 16, 32], [8, 16, 32, 0]])
+CROWDED_RULE = SearchSettings(max_nodes=2_000, crowded_max_nodes=20_000, crowded_empty=1)
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"crowded_max_nodes": 0},
+        {"crowded_max_nodes": -5},
+        {"crowded_empty": -1},
+        {"crowded_empty": 16},
+    ],
+)
+def test_bad_crowded_rules_are_refused(changes: dict[str, int]) -> None:
+    with pytest.raises(ValueError, match="crowded"):
+        SearchSettings(**changes)
+
+
+def test_the_crowded_rule_picks_the_budget_by_empty_cells() -> None:
+    assert CROWDED_RULE.budget_for(CROWDED) == 20_000  # one empty cell
+    assert CROWDED_RULE.budget_for(OPEN) == 2_000  # two
+    assert attrs.evolve(CROWDED_RULE, crowded_empty=2).budget_for(OPEN) == 20_000
+    assert attrs.evolve(CROWDED_RULE, crowded_empty=0).budget_for(CROWDED) == 2_000
+    assert SearchSettings(max_nodes=2_000).budget_for(CROWDED) == 2_000  # the rule is off
+    assert SearchSettings(max_nodes=None).budget_for(CROWDED) is None
+
+
+def test_the_numpy_search_spends_the_crowded_budget_on_crowded_boards() -> None:
+    crowded = expectimax.search(CROWDED, CROWDED_RULE)
+    assert crowded == expectimax.search(CROWDED, SearchSettings(max_nodes=20_000))
+    assert crowded != expectimax.search(CROWDED, SearchSettings(max_nodes=2_000))
+    assert expectimax.search(OPEN, CROWDED_RULE) == expectimax.search(
+        OPEN, SearchSettings(max_nodes=2_000)
+    )
+    assert expectimax.search(OPEN, CROWDED_RULE) != expectimax.search(
+        OPEN, SearchSettings(max_nodes=20_000)
     )

@@ -32,6 +32,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import attrs
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -310,3 +311,24 @@ def test_the_ladder_default_rung_is_the_c_search_default() -> None:
     from twenty48_replay.solver.agreement import offered_strengths
 
     assert dict(offered_strengths())["default"] == settings_for(Strength.DEFAULT, native=True)
+
+
+def test_the_c_search_spends_the_crowded_budget_on_crowded_boards() -> None:
+    """The crowded-board rule picks the budget by the board alone (so stays deterministic)."""
+    crowded = Board.from_rows([[0, 2, 4, 8], [2, 4, 8, 16], [4, 8, 16, 32], [8, 16, 32, 64]])
+    two_empty = Board.from_rows([[0, 2, 4, 8], [2, 4, 8, 16], [4, 8, 16, 32], [8, 16, 32, 0]])
+    rule = SearchSettings(max_nodes=2_000, crowded_max_nodes=20_000, crowded_empty=1)
+    small = SearchSettings(max_nodes=2_000)
+    large = SearchSettings(max_nodes=20_000)
+    got = native_search.search(crowded, rule, module)
+    assert got == native_search.search(crowded, large, module)
+    assert got != native_search.search(crowded, small, module)
+    assert got == native_search.search(crowded, rule, module)
+    assert native_search.search(two_empty, rule, module) == native_search.search(
+        two_empty, small, module
+    )
+    wider = attrs.evolve(rule, crowded_empty=2)
+    assert native_search.search(two_empty, wider, module) == native_search.search(
+        two_empty, large, module
+    )
+    assert native_search.search(two_empty, large, module).nodes > 2_000 + 16

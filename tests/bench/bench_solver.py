@@ -6,12 +6,14 @@ Run from the project root after installing:
     python tests/bench/bench_solver.py --games 4 --target 4096
     python tests/bench/bench_solver.py --seeds 6 7 13 16 20   # only these seeds
     python tests/bench/bench_solver.py --prefix tune --games 40  # tune-1 .. tune-40 (tuning)
+    python tests/bench/bench_solver.py --crowded-nodes 5000000 --crowded-empty 1  # a rule
     nice -n 5 taskset -c 1 python tests/bench/bench_solver.py --workers 1   # one core
     python tests/bench/bench_solver.py --strength deep --games 8 --target 32768 --workers 1
 
 The search is the one ``twenty48 autoplay`` uses: the C search when the
 extension is built, else NumPy (``TWENTY48_ENGINE=python`` forces it), at
-``--strength`` (default or deep) unless ``--max-nodes`` overrides the budget.
+``--strength`` (default or deep) unless ``--max-nodes`` overrides the budget
+(``--crowded-nodes``/``--crowded-empty``: the crowded-board rule's).
 Games run in parallel (``--workers``, default 2: one per core of the CI
 machine).  Every game is verified with :func:`twenty48_replay.verify`
 after it is played.  It prints a row per game as it finishes (with the
@@ -33,6 +35,7 @@ from typing import NamedTuple
 import attrs
 
 from twenty48_replay import Direction, GameState, Record, verify
+from twenty48_replay.solver.settings import SearchSettings
 
 TILES = (2048, 4096, 8192, 16384, 32768, 65536)
 
@@ -48,14 +51,11 @@ class GameResult(NamedTuple):
     cpu_seconds: float
 
 
-def play_one(job: tuple[str, int | None, str, int | None, int]) -> GameResult:
+def play_one(job: tuple[str, int | None, SearchSettings, int]) -> GameResult:
     """Play and verify one seed (runs in a worker process)."""
-    from twenty48_replay.solver import Strength, default_settings, play_game
+    from twenty48_replay.solver import play_game
 
-    seed, target, strength, max_nodes, every = job
-    settings = default_settings(Strength(strength))
-    if max_nodes is not None:
-        settings = attrs.evolve(settings, max_nodes=max_nodes)
+    seed, target, settings, every = job
     started = time.perf_counter()
 
     def progress(state: GameState, _direction: Direction) -> None:
@@ -116,6 +116,21 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--max-nodes", type=int, default=None, help="override the node budget")
     parser.add_argument(
+        "--crowded-nodes",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the crowded-board rule: budget N where the board has at most --crowded-empty"
+        " empty cells (0 turns the rule off; default: the strength's)",
+    )
+    parser.add_argument(
+        "--crowded-empty",
+        type=int,
+        default=None,
+        metavar="K",
+        help="a board with at most K empty cells is crowded (default: the strength's)",
+    )
+    parser.add_argument(
         "--progress", type=int, default=0, help="a line on stderr every N moves of a game"
     )
     args = parser.parse_args(argv)
@@ -123,11 +138,15 @@ def main(argv: list[str] | None = None) -> int:
     settings = default_settings(Strength(args.strength))
     if args.max_nodes is not None:
         settings = attrs.evolve(settings, max_nodes=args.max_nodes)
+    if args.crowded_nodes is not None:
+        settings = attrs.evolve(settings, crowded_max_nodes=args.crowded_nodes or None)
+    if args.crowded_empty is not None:
+        settings = attrs.evolve(settings, crowded_empty=args.crowded_empty)
     print(f"{time.strftime('%Y-%m-%d %H:%M')}, load average {load()}")
     print(f"python {sys.version.split()[0]} on {os.cpu_count()} cores, {args.workers} workers")
     print(f"engine {engine_name()}, strength {args.strength}: {settings}")
     jobs = [
-        (f"{args.prefix}-{i}", args.target, args.strength, args.max_nodes, args.progress)
+        (f"{args.prefix}-{i}", args.target, settings, args.progress)
         for i in (args.seeds or range(args.first, args.games + 1))
     ]
     header = (

@@ -206,10 +206,11 @@ def search(board: Board, settings: SearchSettings | None = None) -> SearchResult
     nodes = prob.size
     levels: list[_Level] = []
     reached = 1
+    max_nodes = settings.budget_for(board)  # the crowded-board rule, as in C
+    budget = 1 << 62 if max_nodes is None else max_nodes
     for _ply in range(1, plies):
         if settings.time_limit is not None and time.perf_counter() - start > settings.time_limit:
             break
-        budget = 1 << 62 if settings.max_nodes is None else settings.max_nodes
         room = budget - nodes if reached >= settings.min_plies else 1 << 62
         expanded = _choose_expanded(prob, afterstates, settings.cutoff, room)
         if expanded.size == 0:

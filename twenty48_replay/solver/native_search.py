@@ -13,6 +13,8 @@ transposition table instead of breadth first with per-level merging:
   ``min_plies`` (always completed) and keeps the deepest search that fits:
   a step the growth so far says cannot fit is not started, one that runs
   over is abandoned.  ``max_nodes=None`` searches to the full depth at once.
+  The budget is :meth:`SearchSettings.budget_for` the board: the
+  crowded-board rule (``crowded_max_nodes``) applies here as in NumPy.
   The NumPy search spends a budget differently (it cuts the least likely
   afterstates of the last level), so the two agree only where no budget
   binds; the tests compare them there exactly and elsewhere by agreement.
@@ -66,8 +68,9 @@ def search(
     """Expected value of every valid direction from ``board``, searched in C by ``module``."""
     plies = plies_for(board, settings)
     min_plies = max(1, min(settings.min_plies, plies))
-    budget = 0 if settings.max_nodes is None else max(1, settings.max_nodes)
-    bits = UNBOUNDED_TABLE_BITS if settings.max_nodes is None else TABLE_BITS
+    max_nodes = settings.budget_for(board)
+    budget = 0 if max_nodes is None else max(1, max_nodes)
+    bits = UNBOUNDED_TABLE_BITS if max_nodes is None else TABLE_BITS
     values, depth, nodes, _moves, _hits, _wide = module.search(
         board.packed,
         plies - 1,

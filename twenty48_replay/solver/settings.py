@@ -15,6 +15,8 @@ from twenty48_replay.board import Board
 
 #: The deepest search either engine accepts (the C search's recursion bound).
 MAX_PLIES: Final = 25
+#: The largest ``crowded_empty`` (a board awaiting a move has at most 15 empty cells).
+MAX_CROWDED_EMPTY: Final = 15
 
 
 @attrs.frozen
@@ -31,6 +33,14 @@ class SearchSettings:
     which a branch is scored by the heuristic; ``min_plies``/``max_plies``
     clamp the adaptive depth; ``time_limit`` (seconds, optional, NumPy
     search only) stops deepening once spent.
+
+    The crowded-board rule: with ``crowded_max_nodes`` set, a board with at
+    most ``crowded_empty`` empty cells is searched with that budget instead
+    of ``max_nodes`` (None: the rule is off, every board gets ``max_nodes``).
+    Crowded boards have few spawns and few moves, so the same nodes buy more
+    depth there, and they are where late games are lost (README "Solver in
+    C (issue 21)").  It depends on the board alone, so a search stays
+    deterministic; :meth:`budget_for` is the one place both engines read it.
     """
 
     max_nodes: int | None = 250_000
@@ -38,6 +48,8 @@ class SearchSettings:
     min_plies: int = 2
     max_plies: int = 8
     time_limit: float | None = None
+    crowded_max_nodes: int | None = None
+    crowded_empty: int = 1
 
     def __attrs_post_init__(self) -> None:
         if self.max_nodes is not None and self.max_nodes < 1:
@@ -47,6 +59,24 @@ class SearchSettings:
         for name, plies in (("min_plies", self.min_plies), ("max_plies", self.max_plies)):
             if not 1 <= plies <= MAX_PLIES:
                 raise ValueError(f"{name} must be from 1 to {MAX_PLIES}, not {plies}")
+        if self.crowded_max_nodes is not None and self.crowded_max_nodes < 1:
+            raise ValueError(
+                f"crowded_max_nodes must be at least 1 or None, not {self.crowded_max_nodes}"
+            )
+        if not 0 <= self.crowded_empty <= MAX_CROWDED_EMPTY:
+            raise ValueError(
+                f"crowded_empty must be from 0 to {MAX_CROWDED_EMPTY}, not {self.crowded_empty}"
+            )
+
+    def budget_for(self, board: Board) -> int | None:
+        """The node budget of a search from ``board`` (None: no bound).
+
+        ``crowded_max_nodes`` where the crowded-board rule is on and ``board``
+        has at most ``crowded_empty`` empty cells, else ``max_nodes``.
+        """
+        if self.crowded_max_nodes is not None and is_crowded(board, self.crowded_empty):
+            return self.crowded_max_nodes
+        return self.max_nodes
 
 
 @attrs.frozen
@@ -56,6 +86,11 @@ class SearchResult:
     values: dict[int, float]
     plies: int
     nodes: int
+
+
+def is_crowded(board: Board, most_empty: int) -> bool:
+    """Whether ``board`` has at most ``most_empty`` empty cells."""
+    return len(board.empty_cells()) <= most_empty
 
 
 def distinct_tiles(board: Board) -> int:
