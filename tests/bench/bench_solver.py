@@ -7,7 +7,8 @@ Run from the project root after installing:
     python tests/bench/bench_solver.py --seeds 6 7 13 16 20   # only these seeds
     python tests/bench/bench_solver.py --prefix tune --games 40  # tune-1 .. tune-40 (tuning)
     nice -n 5 taskset -c 1 python tests/bench/bench_solver.py --workers 1   # one core
-    python tests/bench/bench_solver.py --strength deep --games 8 --target 32768 --workers 1
+    python tests/bench/bench_solver.py --strength deep --games 8 --target 32768 --workers 1 \
+        --journal runs/deep      # resumable: run the same command again to go on
 
 The search is the one ``twenty48 autoplay`` uses: the C search when the
 extension is built, else NumPy (``TWENTY48_ENGINE=python`` forces it), at
@@ -18,17 +19,26 @@ after it is played.  It prints a row per game as it finishes (with the
 search's nodes per move and the CPU time per node), then how often each
 tile was reached, the median and overall speed, the wall time and the load
 average before and after; it asserts nothing (the goals are read, not tested).
+
+With ``--journal DIR`` each game's moves, times and nodes so far are written
+to ``DIR/SEED.json`` every ``--save-every`` moves (atomically), and a game
+found there is replayed to its last saved move and played on: the search is
+deterministic and each move's search starts afresh, so a game played in
+pieces is the game played at once.  Deep games take hours of a core; this
+lets them run across sessions that may end at any time.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
 import os
 import statistics
 import sys
 import time
-from typing import NamedTuple
+from pathlib import Path
+from typing import Any, NamedTuple
 
 import attrs
 
@@ -48,38 +58,125 @@ class GameResult(NamedTuple):
     cpu_seconds: float
 
 
-def play_one(job: tuple[str, int | None, str, int | None, int]) -> GameResult:
-    """Play and verify one seed (runs in a worker process)."""
+class JournalError(Exception):
+    """A saved game this script cannot go on with (one line, naming the file)."""
+
+
+class Job(NamedTuple):
+    seed: str
+    target: int | None
+    strength: str
+    max_nodes: int | None
+    every: int
+    journal: str | None
+    save_every: int
+
+
+def read_journal(path: Path, job: Job) -> dict[str, Any] | None:
+    """A game saved by an earlier run with the same settings, or None to start afresh.
+
+    The file is this script's own output, but it is read as untrusted: a file
+    whose settings differ, or whose fields do not have their types, is refused
+    in one line rather than played on from a wrong position.
+    """
+    if not path.exists():
+        return None
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise JournalError(f"{path}: not a journal this script wrote ({exc})") from None
+    expected = {"seed": job.seed, "strength": job.strength, "max_nodes": job.max_nodes}
+    if not isinstance(saved, dict) or any(saved.get(k) != v for k, v in expected.items()):
+        raise JournalError(f"{path}: saved with other settings than {expected}; move it away")
+    moves = saved.get("moves")
+    numbers = [saved.get(k) for k in ("seconds", "cpu_seconds", "nodes")]
+    if (
+        not isinstance(moves, str)
+        or set(moves) - set("UDLR")
+        or not all(isinstance(x, int | float) and x >= 0 for x in numbers)
+    ):
+        raise JournalError(f"{path}: its moves or counts are not what this script writes")
+    return saved
+
+
+def write_journal(path: Path, fields: dict[str, Any]) -> None:
+    """Replace ``path`` atomically: a run killed mid-write leaves the previous save."""
+    partial = path.with_suffix(".json.partial")
+    partial.write_text(json.dumps(fields), encoding="utf-8")
+    partial.replace(path)
+
+
+def play_one(job: Job) -> GameResult:
+    """Play (or go on with) and verify one seed (runs in a worker process)."""
     from twenty48_replay.solver import Strength, default_settings, play_game
 
-    seed, target, strength, max_nodes, every = job
-    settings = default_settings(Strength(strength))
-    if max_nodes is not None:
-        settings = attrs.evolve(settings, max_nodes=max_nodes)
-    started = time.perf_counter()
+    settings = default_settings(Strength(job.strength))
+    if job.max_nodes is not None:
+        settings = attrs.evolve(settings, max_nodes=job.max_nodes)
+    path = Path(job.journal) / f"{job.seed}.json" if job.journal else None
+    saved = read_journal(path, job) if path else None
+    moves = saved["moves"] if saved else ""
+    seconds = float(saved["seconds"]) if saved else 0.0
+    cpu = float(saved["cpu_seconds"]) if saved else 0.0
+    nodes = int(saved["nodes"]) if saved else 0
+    state = GameState.new(job.seed)
+    for letter in moves:
+        state, _gained, _spawn = state.play(Direction.from_letter(letter))
+    started = time.perf_counter() - seconds
 
     def progress(state: GameState, _direction: Direction) -> None:
-        if every and state.moves % every == 0:
+        if job.every and state.moves % job.every == 0:
             elapsed = time.perf_counter() - started
             print(
-                f"  {seed}: move {state.moves}, max tile {state.max_tile},"
+                f"  {job.seed}: move {state.moves}, max tile {state.max_tile},"
                 f" {elapsed:.0f} s, {state.moves / elapsed:.1f} moves/s, load {load()}",
                 file=sys.stderr,
                 flush=True,
             )
 
-    cpu = time.process_time()
-    played = play_game(seed, target, settings=settings, progress=progress)
-    cpu = time.process_time() - cpu
-    result = verify(Record(seed, played.moves, played.state.score))
+    chunk = job.save_every if path else None
+    while True:
+        cpu_start, wall_start = time.process_time(), time.perf_counter()
+        played = play_game(
+            job.seed, job.target, settings=settings, progress=progress, state=state, max_moves=chunk
+        )
+        cpu += time.process_time() - cpu_start
+        seconds += time.perf_counter() - wall_start
+        moves += played.moves
+        nodes += played.nodes
+        state = played.state
+        finished = (
+            chunk is None
+            or len(played.moves) < chunk
+            or (job.target is not None and state.max_tile >= job.target)
+        )
+        if path is not None:
+            fields = {
+                "seed": job.seed,
+                "strength": job.strength,
+                "max_nodes": job.max_nodes,
+                "target": job.target,
+                "moves": moves,
+                "seconds": seconds,
+                "cpu_seconds": cpu,
+                "nodes": nodes,
+                "finished": finished,
+                "max_tile": state.max_tile,
+                "saved_at": time.strftime("%Y-%m-%d %H:%M:%S"),
+                "load": load(),
+            }
+            write_journal(path, fields)
+        if finished:
+            break
+    result = verify(Record(job.seed, moves, state.score))
     return GameResult(
-        seed,
-        played.state.score,
-        played.state.max_tile,
-        len(played.moves),
-        played.seconds,
-        result.valid and result.max_tile == played.state.max_tile,
-        played.nodes,
+        job.seed,
+        state.score,
+        state.max_tile,
+        len(moves),
+        seconds,
+        result.valid and result.max_tile == state.max_tile,
+        nodes,
         cpu,
     )
 
@@ -118,7 +215,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--progress", type=int, default=0, help="a line on stderr every N moves of a game"
     )
+    parser.add_argument(
+        "--journal",
+        default=None,
+        metavar="DIR",
+        help="save each game's moves to DIR/SEED.json and go on from there when run again",
+    )
+    parser.add_argument(
+        "--save-every", type=int, default=100, help="moves between saves with --journal"
+    )
     args = parser.parse_args(argv)
+    if args.save_every < 1:
+        parser.error("--save-every must be at least 1")
+    if args.journal:
+        Path(args.journal).mkdir(parents=True, exist_ok=True)
 
     settings = default_settings(Strength(args.strength))
     if args.max_nodes is not None:
@@ -127,9 +237,23 @@ def main(argv: list[str] | None = None) -> int:
     print(f"python {sys.version.split()[0]} on {os.cpu_count()} cores, {args.workers} workers")
     print(f"engine {engine_name()}, strength {args.strength}: {settings}")
     jobs = [
-        (f"{args.prefix}-{i}", args.target, args.strength, args.max_nodes, args.progress)
+        Job(
+            f"{args.prefix}-{i}",
+            args.target,
+            args.strength,
+            args.max_nodes,
+            args.progress,
+            args.journal,
+            args.save_every,
+        )
         for i in (args.seeds or range(args.first, args.games + 1))
     ]
+    for job in jobs if args.journal else []:  # a bad journal is refused here, not in a worker
+        try:
+            read_journal(Path(args.journal) / f"{job.seed}.json", job)
+        except JournalError as exc:
+            print(exc, file=sys.stderr)
+            return 2
     header = (
         f"{'seed':<10} {'score':>8} {'max tile':>8} {'moves':>6} {'seconds':>8} {'moves/s':>8}"
         f" {'CPU moves/s':>11} {'nodes/move':>10} {'ns/node':>7}"
