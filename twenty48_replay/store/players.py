@@ -6,7 +6,9 @@ skeletons); two names collide when they share one.  The claims are kept
 hashed in ``player_keys``, whose primary key is the final word when two
 registrations race: of two look-alikes registered at once by two
 processes, the second insert fails.  Bans and ``game_players`` go by the
-folded key alone (``name_key``).  The moderation log is append-only
+folded key (``name_key``); a new game or registration is refused under
+any look-alike of a banned name too (:func:`is_banned_lookalike`), so a
+ban is not undone by playing as "AIice".  The moderation log is append-only
 (the database's triggers refuse UPDATE and DELETE); whether a game is
 hidden or a name banned is its latest hide/unhide or ban/unban row, read
 by :func:`hidden_games` and :func:`banned_keys`, which the leaderboard
@@ -181,6 +183,37 @@ def is_banned(connection: Connection, key: str) -> bool:
     """Whether the name with this key is banned now."""
     query = banned_keys().where(moderation_log.c.name_key == key).limit(1)
     return connection.execute(query).first() is not None
+
+
+def banned_names(connection: Connection) -> list[str]:
+    """The names banned now, as the operator wrote them in each one's latest ban."""
+    latest = (
+        select(func.max(moderation_log.c.id))
+        .where(moderation_log.c.name_key.is_not(None))
+        .group_by(moderation_log.c.name_key)
+    )
+    rows = connection.execute(
+        select(moderation_log.c.player).where(
+            moderation_log.c.id.in_(latest), moderation_log.c.action == BAN
+        )
+    ).all()
+    return [row[0] for row in rows if row[0] is not None]
+
+
+def is_banned_lookalike(connection: Connection, name: str) -> bool:
+    """Whether ``name`` is banned, or collides with a banned name (shares a claimed key).
+
+    A ban names one player; without this, the same player could come back
+    as a look-alike ("AIice" with a capital I, Cyrillic letters) that is
+    registered by nobody and so collides with nothing.  The banned names
+    are compared in Python (their claimed keys are cached by
+    :func:`~twenty48_replay.names.claim_keys`): bans are few, and new games
+    and registrations, the only callers, are rate-limited.
+    """
+    if is_banned(connection, name_key(name)):
+        return True
+    claimed = claim_keys(name)
+    return any(not claimed.isdisjoint(claim_keys(banned)) for banned in banned_names(connection))
 
 
 def game_exists(connection: Connection, fair_id: int) -> bool:
