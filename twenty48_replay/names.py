@@ -243,7 +243,6 @@ def glyph_keys(name: str) -> frozenset[str]:
     return frozenset({skeleton(written), skeleton(capitals)})
 
 
-@functools.lru_cache(maxsize=4096)
 def claim_keys(name: str) -> frozenset[str]:
     """Every key a registered name claims; two names collide when they share one.
 
@@ -252,8 +251,7 @@ def claim_keys(name: str) -> frozenset[str]:
     of :func:`glyph_keys`.  The database keeps these (hashed) under a
     unique index, which makes "collides with a registered name" one
     look-up and lets the database refuse the second of two racing
-    look-alike registrations.  Cached (a pure function of the name): a new
-    game's name is compared with every banned name's keys.
+    look-alike registrations.
     """
     glyphs = frozenset(f"g:{key}" for key in glyph_keys(name))
     return frozenset({f"f:{name_key(name)}", f"w:{written_key(name)}"}) | glyphs

@@ -20,11 +20,12 @@ owns.
 from __future__ import annotations
 
 import hashlib
+import weakref
 from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 from sqlalchemy import func, select
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
 from twenty48_replay.names import claim_keys, name_key
@@ -200,20 +201,41 @@ def banned_names(connection: Connection) -> list[str]:
     return [row[0] for row in rows if row[0] is not None]
 
 
+#: Per database (its engine, forgotten with it): the moderation log's size and newest id
+#: when the keys that every banned name claims were last gathered, and those keys.
+#: Gathered again only when the log has grown (it is append-only, so a new row changes
+#: the size even when it commits after a row with a higher id): bans are rare, new
+#: games are many.
+_banned_claims: weakref.WeakKeyDictionary[Engine, tuple[tuple[int, int], frozenset[str]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _banned_claim_keys(connection: Connection) -> frozenset[str]:
+    size, newest = connection.execute(
+        select(func.count(), func.coalesce(func.max(moderation_log.c.id), 0))
+    ).one()
+    version = (int(size), int(newest))
+    cached = _banned_claims.get(connection.engine)
+    if cached is not None and cached[0] == version:
+        return cached[1]
+    keys = frozenset(key for banned in banned_names(connection) for key in claim_keys(banned))
+    _banned_claims[connection.engine] = (version, keys)
+    return keys
+
+
 def is_banned_lookalike(connection: Connection, name: str) -> bool:
     """Whether ``name`` is banned, or collides with a banned name (shares a claimed key).
 
     A ban names one player; without this, the same player could come back
-    as a look-alike ("AIice" with a capital I, Cyrillic letters) that is
-    registered by nobody and so collides with nothing.  The banned names
-    are compared in Python (their claimed keys are cached by
-    :func:`~twenty48_replay.names.claim_keys`): bans are few, and new games
-    and registrations, the only callers, are rate-limited.
+    as a look-alike ("AIice" with a capital I) that nobody registered and so
+    collides with nothing.  The keys of every banned name are gathered once
+    per change of the moderation log (:func:`_banned_claim_keys`), so a new
+    game costs one small query and a set look-up however many names are banned.
     """
     if is_banned(connection, name_key(name)):
         return True
-    claimed = claim_keys(name)
-    return any(not claimed.isdisjoint(claim_keys(banned)) for banned in banned_names(connection))
+    return not claim_keys(name).isdisjoint(_banned_claim_keys(connection))
 
 
 def game_exists(connection: Connection, fair_id: int) -> bool:
