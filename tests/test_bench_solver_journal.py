@@ -44,6 +44,12 @@ def test_a_game_saved_in_pieces_and_played_on_is_the_same_game(tmp_path: Path) -
     assert len(json.loads((tmp_path / "bench-3.json").read_text())["moves"]) == int(
         game_row(whole.stdout)[3]
     )
+    # --report: the saved game, replayed and verified, and nothing played.
+    report = run("--target", "256", "--journal", str(tmp_path), "--report")
+    assert report.returncode == 0, report.stderr
+    assert game_row(report.stdout) == game_row(whole.stdout)
+    assert "INVALID" not in report.stdout
+    assert "unfinished" not in report.stdout
 
 
 def test_a_journal_it_did_not_write_is_refused_in_one_line(tmp_path: Path) -> None:

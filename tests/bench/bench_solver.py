@@ -25,7 +25,9 @@ to ``DIR/SEED.json`` every ``--save-every`` moves (atomically), and a game
 found there is replayed to its last saved move and played on: the search is
 deterministic and each move's search starts afresh, so a game played in
 pieces is the game played at once.  Deep games take hours of a core; this
-lets them run across sessions that may end at any time.
+lets them run across sessions that may end at any time.  ``--report`` prints
+the saved games (replayed and verified) without playing, the unfinished ones
+marked and left out of the counts.
 """
 
 from __future__ import annotations
@@ -104,6 +106,29 @@ def write_journal(path: Path, fields: dict[str, Any]) -> None:
     partial = path.with_suffix(".json.partial")
     partial.write_text(json.dumps(fields), encoding="utf-8")
     partial.replace(path)
+
+
+def saved_result(job: Job) -> tuple[GameResult, bool] | None:
+    """A journal's game as a result (replayed and verified), and whether it is finished."""
+    assert job.journal is not None
+    saved = read_journal(Path(job.journal) / f"{job.seed}.json", job)
+    if saved is None:
+        return None
+    state = GameState.new(job.seed)
+    for letter in saved["moves"]:
+        state, _gained, _spawn = state.play(Direction.from_letter(letter))
+    result = verify(Record(job.seed, saved["moves"], state.score))
+    played = GameResult(
+        job.seed,
+        state.score,
+        state.max_tile,
+        len(saved["moves"]),
+        float(saved["seconds"]),
+        result.valid and result.max_tile == state.max_tile,
+        int(saved["nodes"]),
+        float(saved["cpu_seconds"]),
+    )
+    return played, saved.get("finished") is True
 
 
 def play_one(job: Job) -> GameResult:
@@ -186,6 +211,19 @@ def load() -> str:
     return ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
+def print_row(r: GameResult, note: str = "") -> None:
+    """One game's row: seed, score, max tile, moves, speeds, nodes a move, CPU time a node."""
+    flag = "" if r.valid else "  INVALID"
+    per_node = 1e9 * r.cpu_seconds / max(1, r.nodes)
+    print(
+        f"{r.seed:<10} {r.score:>8} {r.max_tile:>8} {r.moves:>6} "
+        f"{r.seconds:>8.1f} {r.moves / max(r.seconds, 1e-9):>8.1f}"
+        f" {r.moves / max(r.cpu_seconds, 1e-9):>11.1f}"
+        f" {r.nodes / max(1, r.moves):>10.0f} {per_node:>7.1f}{flag}{note}",
+        flush=True,
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     from twenty48_replay.solver import Strength, default_settings, engine_name
 
@@ -224,9 +262,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--save-every", type=int, default=100, help="moves between saves with --journal"
     )
+    parser.add_argument(
+        "--report",
+        action="store_true",
+        help="with --journal: print the saved games (unfinished ones marked), play nothing",
+    )
     args = parser.parse_args(argv)
     if args.save_every < 1:
         parser.error("--save-every must be at least 1")
+    if args.report and not args.journal:
+        parser.error("--report reads the games of --journal DIR")
     if args.journal:
         Path(args.journal).mkdir(parents=True, exist_ok=True)
 
@@ -262,18 +307,23 @@ def main(argv: list[str] | None = None) -> int:
     print("-" * len(header), flush=True)
     start = time.perf_counter()
     results: list[GameResult] = []
-    with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
-        for r in pool.imap_unordered(play_one, jobs):
-            results.append(r)
-            flag = "" if r.valid else "  INVALID"
-            per_node = 1e9 * r.cpu_seconds / max(1, r.nodes)
-            print(
-                f"{r.seed:<10} {r.score:>8} {r.max_tile:>8} {r.moves:>6} "
-                f"{r.seconds:>8.1f} {r.moves / r.seconds:>8.1f}"
-                f" {r.moves / max(r.cpu_seconds, 1e-9):>11.1f}"
-                f" {r.nodes / max(1, r.moves):>10.0f} {per_node:>7.1f}{flag}",
-                flush=True,
-            )
+    if args.report:
+        for job in jobs:
+            found = saved_result(job)
+            if found is None:
+                print(f"{job.seed:<10} not played yet")
+            elif not found[1]:
+                print_row(found[0], "  (unfinished: not counted below)")
+            else:
+                results.append(found[0])
+                print_row(found[0])
+        if not results:
+            return 0
+    else:
+        with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
+            for r in pool.imap_unordered(play_one, jobs):
+                results.append(r)
+                print_row(r)
     wall = time.perf_counter() - start
     print()
     n = len(results)
@@ -290,7 +340,7 @@ def main(argv: list[str] | None = None) -> int:
         f"median speed: {statistics.median(speeds):.1f} moves/s; overall {moves / seconds:.1f}"
         f" (per CPU second: {moves / cpu:.1f}; wall time counts the machine's other load)"
     )
-    print(f"total moves: {moves}, wall time: {wall:.0f} s")
+    print(f"total moves: {moves}" + ("" if args.report else f", wall time: {wall:.0f} s"))
     nodes = sum(r.nodes for r in results)
     print(f"CPU time per node (search and play): {1e9 * cpu / max(1, nodes):.1f} ns")
     print(f"{time.strftime('%Y-%m-%d %H:%M')}, load average {load()}")
