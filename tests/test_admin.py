@@ -90,6 +90,14 @@ def test_hide_ban_and_the_log_while_the_server_runs(db: str, tmp_path: Path) -> 
         # A ban before the name is ever played.
         assert admin(db, "ban", "trudy", "--reason", "threats", "--by", "ops")[0] == 0
         http.refused(403, "/api/games", {"player": "Trudy"})
+        # A look-alike of a banned name is refused too, though nobody registered either:
+        # "BiIIy" with capital i's folds to "biiiy", yet reads as "Billy".
+        assert admin(db, "ban", "billy", "--reason", "cheats", "--by", "ops")[0] == 0
+        http.refused(403, "/api/games", {"player": "BiIIy"})
+        http.refused(403, "/api/players", {"name": "BiIIy"})
+        assert client.new_game("bilby")["id"]  # a different name plays
+        assert admin(db, "unban", "billy", "--reason", "appeal", "--by", "ops")[0] == 0
+        assert client.new_game("BiIIy")["id"]  # from the next request on
         client.close()
 
         # The log: every action that changed something, newest first, who/when/what/why.
@@ -97,6 +105,8 @@ def test_hide_ban_and_the_log_while_the_server_runs(db: str, tmp_path: Path) -> 
         assert code == 0, err
         rows = [json.loads(line) for line in out.splitlines()]
         assert [(row["action"], row["game"], row["player"]) for row in rows] == [
+            ("unban", None, "billy"),
+            ("ban", None, "billy"),
             ("ban", None, "trudy"),
             ("unban", None, "mallory"),
             ("ban", None, "MALLORY"),
@@ -133,7 +143,7 @@ def test_hide_ban_and_the_log_while_the_server_runs(db: str, tmp_path: Path) -> 
     if "://" in db:
         with pytest.raises(DBAPIError, match="moderation log is append-only"):
             execute(db, "TRUNCATE moderation_log")
-    assert len(admin(db, "log", "--json")[1].splitlines()) == 6  # nothing changed or removed
+    assert len(admin(db, "log", "--json")[1].splitlines()) == 8  # nothing changed or removed
     with Store(db, read_only=True) as store:
         assert store.check().healthy, store.check().problems
 

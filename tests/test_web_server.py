@@ -251,6 +251,28 @@ def start_game(page: Page, player: str, seed: str = "") -> dict[str, Any]:
     return page_state(page)
 
 
+#: A header that marks a request the test's own route handler answers (:func:`routed`).
+ROUTE_PROBE = "x-route-probe"
+
+
+def routed(page: Page, path: str) -> bool:
+    """Whether a request to ``path`` now reaches the test's route handler.
+
+    A route set with ``page.route`` was once seen not to catch the page's next
+    request under load (the move went to the server unheld); sending a probe
+    that the handler answers itself, and waiting for its answer, makes sure
+    the interception is in place before the page is driven.
+    """
+    body = page.evaluate(
+        """async ([path, header]) => {
+            const response = await fetch(path, {method: "POST", headers: {[header]: "1"}});
+            return await response.text();
+        }""",
+        [path, ROUTE_PROBE],
+    )
+    return isinstance(body, str) and body == "routed"
+
+
 def end_game(page: Page) -> None:
     """ "End game", then "End and sign" in the question it asks first."""
     page.click("#finish")
@@ -488,6 +510,9 @@ def test_ending_while_moves_are_on_their_way(
     finishes_sent: list[str] = []
 
     def hold_moves(route: Route) -> None:
+        if route.request.headers.get(ROUTE_PROBE) is not None:
+            route.fulfill(body="routed")
+            return
         held.append(route)
 
     def finish(route: Route) -> None:
@@ -496,6 +521,7 @@ def test_ending_while_moves_are_on_their_way(
 
     page.route("**/api/games/*/moves", hold_moves)
     page.route("**/api/games/*/finish", finish)
+    assert routed(page, f"/api/games/{fair_id}/moves")
     # Keys and the click in one task: "End game" comes while the first move is on its way.
     page.evaluate(
         """() => {

@@ -68,7 +68,7 @@ class RegisterPlayer:
 
     def run(self, view: BatchView) -> dict[str, Any]:
         key = name_key(self.name)
-        if player_store.is_banned(view.connection, key):
+        if player_store.is_banned_lookalike(view.connection, self.name):
             raise ApiError(403, "this name is banned on this server")
         secret = secrets.token_urlsafe(32)
         player_id = player_store.register(
@@ -85,11 +85,10 @@ def _registered_name(view: BatchView, name: str, secret: str | None) -> bool:
     A registered name needs its secret (401 without one, 403 with another);
     a look-alike of a registered name (one that shares a claimed key with
     it, :func:`~twenty48_replay.names.claim_keys`, in another spelling) is
-    refused with 409, secret or not; a banned name (any spelling with the
-    same folded key) gets 403, and a secret for a name nobody registered 403.
+    refused with 409, secret or not; a banned name, or a look-alike of one,
+    gets 403, and a secret for a name nobody registered 403.
     """
-    key = name_key(name)
-    if player_store.is_banned(view.connection, key):
+    if player_store.is_banned_lookalike(view.connection, name):
         raise ApiError(403, "this name is banned on this server")
     claimants = player_store.claimants(view.connection, name)
     if not claimants:

@@ -6,7 +6,9 @@ skeletons); two names collide when they share one.  The claims are kept
 hashed in ``player_keys``, whose primary key is the final word when two
 registrations race: of two look-alikes registered at once by two
 processes, the second insert fails.  Bans and ``game_players`` go by the
-folded key alone (``name_key``).  The moderation log is append-only
+folded key (``name_key``); a new game or registration is refused under
+any look-alike of a banned name too (:func:`is_banned_lookalike`), so a
+ban is not undone by playing as "AIice".  The moderation log is append-only
 (the database's triggers refuse UPDATE and DELETE); whether a game is
 hidden or a name banned is its latest hide/unhide or ban/unban row, read
 by :func:`hidden_games` and :func:`banned_keys`, which the leaderboard
@@ -18,11 +20,12 @@ owns.
 from __future__ import annotations
 
 import hashlib
+import weakref
 from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 from sqlalchemy import func, select
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
 from twenty48_replay.names import claim_keys, name_key
@@ -181,6 +184,58 @@ def is_banned(connection: Connection, key: str) -> bool:
     """Whether the name with this key is banned now."""
     query = banned_keys().where(moderation_log.c.name_key == key).limit(1)
     return connection.execute(query).first() is not None
+
+
+def banned_names(connection: Connection) -> list[str]:
+    """The names banned now, as the operator wrote them in each one's latest ban."""
+    latest = (
+        select(func.max(moderation_log.c.id))
+        .where(moderation_log.c.name_key.is_not(None))
+        .group_by(moderation_log.c.name_key)
+    )
+    rows = connection.execute(
+        select(moderation_log.c.player).where(
+            moderation_log.c.id.in_(latest), moderation_log.c.action == BAN
+        )
+    ).all()
+    return [row[0] for row in rows if row[0] is not None]
+
+
+#: Per database (its engine, forgotten with it): the moderation log's size and newest id
+#: when the keys that every banned name claims were last gathered, and those keys.
+#: Gathered again only when the log has grown (it is append-only, so a new row changes
+#: the size even when it commits after a row with a higher id): bans are rare, new
+#: games are many.
+_banned_claims: weakref.WeakKeyDictionary[Engine, tuple[tuple[int, int], frozenset[str]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _banned_claim_keys(connection: Connection) -> frozenset[str]:
+    size, newest = connection.execute(
+        select(func.count(), func.coalesce(func.max(moderation_log.c.id), 0))
+    ).one()
+    version = (int(size), int(newest))
+    cached = _banned_claims.get(connection.engine)
+    if cached is not None and cached[0] == version:
+        return cached[1]
+    keys = frozenset(key for banned in banned_names(connection) for key in claim_keys(banned))
+    _banned_claims[connection.engine] = (version, keys)
+    return keys
+
+
+def is_banned_lookalike(connection: Connection, name: str) -> bool:
+    """Whether ``name`` is banned, or collides with a banned name (shares a claimed key).
+
+    A ban names one player; without this, the same player could come back
+    as a look-alike ("AIice" with a capital I) that nobody registered and so
+    collides with nothing.  The keys of every banned name are gathered once
+    per change of the moderation log (:func:`_banned_claim_keys`), so a new
+    game costs one small query and a set look-up however many names are banned.
+    """
+    if is_banned(connection, name_key(name)):
+        return True
+    return not claim_keys(name).isdisjoint(_banned_claim_keys(connection))
 
 
 def game_exists(connection: Connection, fair_id: int) -> bool:

@@ -1,0 +1,71 @@
+"""``tests/bench/bench_solver.py --journal``: a game played in pieces is the game played at once.
+
+Deep games take hours of a core and sessions may end at any time, so the
+benchmark saves each game and goes on from the save; these tests run the
+script as a user would (a real subprocess) and compare the games.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+SCRIPT = Path(__file__).parent / "bench" / "bench_solver.py"
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), "--seeds", "3", "--workers", "1", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def game_row(output: str) -> list[str]:
+    """Seed, score, max tile and moves of the game's row (times differ from run to run)."""
+    row = next(line for line in output.splitlines() if line.startswith("bench-3 "))
+    return row.split()[:4]
+
+
+def test_a_game_saved_in_pieces_and_played_on_is_the_same_game(tmp_path: Path) -> None:
+    whole = run("--target", "256")
+    assert whole.returncode == 0, whole.stderr
+    first = run("--target", "128", "--journal", str(tmp_path), "--save-every", "7")
+    assert first.returncode == 0, first.stderr
+    saved = json.loads((tmp_path / "bench-3.json").read_text())
+    assert saved["finished"]
+    assert saved["max_tile"] == 128
+    then = run("--target", "256", "--journal", str(tmp_path), "--save-every", "7")
+    assert then.returncode == 0, then.stderr
+    assert game_row(then.stdout) == game_row(whole.stdout)
+    assert len(json.loads((tmp_path / "bench-3.json").read_text())["moves"]) == int(
+        game_row(whole.stdout)[3]
+    )
+    # --report: the saved game, replayed and verified, and nothing played.
+    report = run("--target", "256", "--journal", str(tmp_path), "--report")
+    assert report.returncode == 0, report.stderr
+    assert game_row(report.stdout) == game_row(whole.stdout)
+    assert "INVALID" not in report.stdout
+    assert "unfinished" not in report.stdout
+
+
+def test_a_journal_it_did_not_write_is_refused_in_one_line(tmp_path: Path) -> None:
+    (tmp_path / "bench-3.json").write_text(
+        json.dumps(
+            {"seed": "bench-3", "strength": "default", "max_nodes": None, "moves": "UUX"}
+            | {"seconds": 1, "cpu_seconds": 1, "nodes": 1}
+        )
+    )
+    refused = run("--target", "256", "--journal", str(tmp_path))
+    assert refused.returncode == 2
+    assert refused.stderr.strip().splitlines() == [
+        f"{tmp_path / 'bench-3.json'}: its moves or counts are not what this script writes"
+    ]
+    other = {"seed": "bench-3", "strength": "deep", "max_nodes": None, "moves": ""}
+    (tmp_path / "bench-3.json").write_text(json.dumps(other))
+    refused = run("--target", "256", "--journal", str(tmp_path))
+    assert refused.returncode == 2
+    assert "saved with other settings" in refused.stderr
