@@ -69,3 +69,24 @@ def test_a_journal_it_did_not_write_is_refused_in_one_line(tmp_path: Path) -> No
     refused = run("--target", "256", "--journal", str(tmp_path))
     assert refused.returncode == 2
     assert "saved with other settings" in refused.stderr
+
+
+def test_a_journal_goes_on_only_with_the_same_crowded_rule(tmp_path: Path) -> None:
+    rule = ("--crowded-nodes", "50000", "--crowded-empty", "2")
+    first = run("--target", "64", "--journal", str(tmp_path), *rule)
+    assert first.returncode == 0, first.stderr
+    assert "crowded_max_nodes=50000, crowded_empty=2" in first.stdout
+    saved = json.loads((tmp_path / "bench-3.json").read_text())
+    assert (saved["crowded_nodes"], saved["crowded_empty"]) == (50000, 2)
+    refused = run("--target", "128", "--journal", str(tmp_path))
+    assert refused.returncode == 2
+    assert "saved with other settings" in refused.stderr
+    again = run("--target", "128", "--journal", str(tmp_path), *rule)
+    assert again.returncode == 0, again.stderr
+
+
+def test_a_crowded_rule_the_settings_refuse_is_a_usage_error() -> None:
+    refused = run("--target", "64", "--crowded-empty", "16")
+    assert refused.returncode == 2
+    assert "crowded_empty must be from 0 to 15, not 16" in refused.stderr
+    assert "Traceback" not in refused.stderr
