@@ -38,9 +38,10 @@ class SearchSettings:
     most ``crowded_empty`` empty cells is searched with that budget instead
     of ``max_nodes`` (None: the rule is off, every board gets ``max_nodes``).
     Crowded boards have few spawns and few moves, so the same nodes buy more
-    depth there, and they are where late games are lost (README "Solver in
-    C (issue 21)").  It depends on the board alone, so a search stays
-    deterministic; :meth:`budget_for` is the one place both engines read it.
+    depth there, and they are where late games are lost.  It depends on the
+    board alone, so a search stays deterministic; :meth:`budget_for` is the
+    one place both engines read it.  No default strength uses it: measured,
+    it survived no better for its cost (README "Solver in C (issue 21)").
     """
 
     max_nodes: int | None = 250_000
