@@ -53,22 +53,28 @@ def test_a_game_saved_in_pieces_and_played_on_is_the_same_game(tmp_path: Path) -
 
 
 def test_a_journal_it_did_not_write_is_refused_in_one_line(tmp_path: Path) -> None:
-    (tmp_path / "bench-3.json").write_text(
-        json.dumps(
-            {"seed": "bench-3", "strength": "default", "max_nodes": None, "moves": "UUX"}
-            | {"seconds": 1, "cpu_seconds": 1, "nodes": 1}
-        )
-    )
+    path = tmp_path / "bench-3.json"
+    first = run("--target", "16", "--journal", str(tmp_path))
+    assert first.returncode == 0, first.stderr
+    saved = json.loads(path.read_text())
+    path.write_text(json.dumps(saved | {"moves": "UUX"}))
     refused = run("--target", "256", "--journal", str(tmp_path))
     assert refused.returncode == 2
     assert refused.stderr.strip().splitlines() == [
-        f"{tmp_path / 'bench-3.json'}: its moves or counts are not what this script writes"
+        f"{path}: its moves or counts are not what this script writes"
     ]
-    other = {"seed": "bench-3", "strength": "deep", "max_nodes": None, "moves": ""}
-    (tmp_path / "bench-3.json").write_text(json.dumps(other))
-    refused = run("--target", "256", "--journal", str(tmp_path))
-    assert refused.returncode == 2
-    assert "saved with other settings" in refused.stderr
+    # Another strength, or the same strength whose settings have changed since
+    # the save (or a save that did not record them), is another player.
+    for other in (
+        saved | {"strength": "deep"},
+        saved | {"settings": saved["settings"] | {"max_plies": 9}},
+        {k: v for k, v in saved.items() if k != "settings"},
+    ):
+        path.write_text(json.dumps(other))
+        refused = run("--target", "256", "--journal", str(tmp_path))
+        assert refused.returncode == 2
+        assert "saved with other settings" in refused.stderr
+        assert len(refused.stderr.strip().splitlines()) == 1
 
 
 def test_a_journal_goes_on_only_with_the_same_crowded_rule(tmp_path: Path) -> None:

@@ -268,13 +268,14 @@ def test_best_move_uses_the_native_search_unless_python_is_forced() -> None:
 
 
 def test_deep_strength_is_nneonneos_search() -> None:
-    """No budget, nneonneo's cut and depth rule: plies = min(8, max(3, distinct - 2)) + 1."""
+    """No budget, nneonneo's cut and depth rule, uncapped: plies = max(3, distinct - 2) + 1."""
     deep = settings_for(Strength.DEEP, native=True)
     assert (deep.max_nodes, deep.cutoff) == (None, 1e-4)
     boards = long_game_positions()
     assert [plies_for(b, deep) for b in boards] == [
-        min(8, max(3, distinct_tiles(b) - 2)) + 1 for b in boards
+        max(3, distinct_tiles(b) - 2) + 1 for b in boards
     ]
+    assert any(plies_for(b, deep) > 9 for b in boards)  # beyond the old cap of 8 after the move
     # 10 distinct tiles: 9 plies; the default's budget stops it short here (on
     # boards[6] its coarser cut-off reaches the 9 plies within the budget).
     board = boards[8]

@@ -88,6 +88,21 @@ def job_overrides(job: Job) -> dict[str, int | None]:
     }
 
 
+def journal_keys(job: Job) -> dict[str, Any]:
+    """What a journal records of its settings, and must match to be played on.
+
+    The strength's name and the overrides, and the settings themselves: a
+    strength whose settings changed since the save (``deep`` lost its cap of 8
+    plies) is another player, so its games are not continued under it.
+    """
+    return {
+        "seed": job.seed,
+        "strength": job.strength,
+        **job_overrides(job),
+        "settings": attrs.asdict(job_settings(job)),
+    }
+
+
 def job_settings(job: Job) -> SearchSettings:
     """The strength's settings with the job's overrides."""
     from twenty48_replay.solver import Strength, default_settings
@@ -115,9 +130,12 @@ def read_journal(path: Path, job: Job) -> dict[str, Any] | None:
         saved = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise JournalError(f"{path}: not a journal this script wrote ({exc})") from None
-    expected = {"seed": job.seed, "strength": job.strength, **job_overrides(job)}
+    expected = journal_keys(job)
     if not isinstance(saved, dict) or any(saved.get(k) != v for k, v in expected.items()):
-        raise JournalError(f"{path}: saved with other settings than {expected}; move it away")
+        raise JournalError(
+            f"{path}: saved with other settings than {expected}"
+            " (or by a version that did not record them); move it away"
+        )
     moves = saved.get("moves")
     numbers = [saved.get(k) for k in ("seconds", "cpu_seconds", "nodes")]
     if (
@@ -203,9 +221,7 @@ def play_one(job: Job) -> GameResult:
         )
         if path is not None:
             fields = {
-                "seed": job.seed,
-                "strength": job.strength,
-                **job_overrides(job),
+                **journal_keys(job),
                 "target": job.target,
                 "moves": moves,
                 "seconds": seconds,

@@ -9,7 +9,7 @@
   1e-4: measured against nneonneo's uncapped search
   (tests/bench/bench_solver_budget.py), the coarser cut buys depth where
   the board is crowded for fewer nodes than a larger budget does.  Its
-  depth is capped at 11 plies, not 9 (``deep``'s cap): in the late game
+  depth is capped at 11 plies, not 9 (the cap before): in the late game
   the depth rule asks for 10 to 12 plies, and a crowded board (one or two
   empty cells, few moves) reaches them within the budget; those are the
   positions where games were lost while building 16384 with the cap at 9
@@ -18,14 +18,17 @@
   on open boards.  The NumPy default
   keeps 1e-4 and 8 plies (its budget is spent differently and its speed was
   measured so; not re-tuned).
-* ``deep``: nneonneo/2048-ai's search as published: its depth rule
-  (``max(3, distinct tiles - 2)`` plies after the move) with its "max search
-  depth of 8", its probability cut-off (1e-4) and no node budget, the
-  configuration behind its published results (16384 in 94% of games, 32768
-  in 36%).  Its current code has no cap on the depth (9 to 11 plies in the
-  late game); ``SearchSettings(max_nodes=None, max_plies=16)`` searches
-  that.  A move can take a second or more; the NumPy engine gets there too,
-  much more slowly.
+* ``deep``: nneonneo/2048-ai's search: its depth rule (``max(3, distinct
+  tiles - 2)`` plies after the move, with no cap: 10 to 13 plies once
+  16384 is on the board), its probability cut-off (1e-4) and no node
+  budget.  Until issue 21's last measurements it kept the "max search depth
+  of 8" of nneonneo's early description; so capped, it reached 32768 in 0
+  of 8 bench seeds (nneonneo publishes 36%), seven of them lost while
+  building 32768, where the rule asks for more than 8 plies (README "Deep
+  strength").
+  ``max_plies=16`` is the rule's largest answer (17 distinct tiles up to
+  131072).  A move can take a second or more late in a game; the NumPy
+  engine gets there too, much more slowly.
 """
 
 from __future__ import annotations
@@ -50,8 +53,8 @@ NUMPY_DEFAULT: Final = SearchSettings()
 #: 2,500,000 nodes, 5e-4, 9 plies: 16 of 20).  No crowded-board rule: measured, twice the
 #: budget at <= 1 empty cell survived no better and cost 28% more nodes a move (README).
 NATIVE_DEFAULT: Final = SearchSettings(max_nodes=2_500_000, cutoff=5e-4, max_plies=11)
-#: nneonneo's depth rule (at most 8 plies after the move) and cut-off, no budget.
-DEEP: Final = SearchSettings(max_nodes=None, min_plies=2, max_plies=9)
+#: nneonneo's depth rule (uncapped: 16 plies is its largest answer) and cut-off, no budget.
+DEEP: Final = SearchSettings(max_nodes=None, min_plies=2, max_plies=16)
 
 
 def settings_for(strength: Strength, *, native: bool) -> SearchSettings:
