@@ -275,6 +275,46 @@ def test_the_crowded_rule_picks_the_budget_by_empty_cells() -> None:
     assert SearchSettings(max_nodes=None).budget_for(CROWDED) is None
 
 
+#: Seven distinct tiles and one empty cell (CROWDED and OPEN hold six).
+LONG_CHAIN = Board.from_rows([[0, 2, 4, 8], [2, 4, 8, 16], [4, 8, 16, 32], [8, 16, 64, 128]])
+LATE_RULE = SearchSettings(max_nodes=2_000, late_max_nodes=20_000, late_distinct=7)
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"late_max_nodes": 0},
+        {"late_max_nodes": -5},
+        {"late_distinct": 0},
+        {"late_distinct": 18},
+    ],
+)
+def test_bad_late_rules_are_refused(changes: dict[str, int]) -> None:
+    with pytest.raises(ValueError, match="late"):
+        SearchSettings(**changes)
+
+
+def test_the_late_rule_picks_the_budget_by_distinct_tiles() -> None:
+    assert LATE_RULE.budget_for(LONG_CHAIN) == 20_000  # seven distinct tiles
+    assert LATE_RULE.budget_for(CROWDED) == 2_000  # six
+    assert attrs.evolve(LATE_RULE, late_distinct=6).budget_for(CROWDED) == 20_000
+    assert attrs.evolve(LATE_RULE, late_distinct=8).budget_for(LONG_CHAIN) == 2_000
+    # Both rules on a board both apply to: the larger budget.
+    both = attrs.evolve(LATE_RULE, crowded_max_nodes=5_000)
+    assert both.budget_for(LONG_CHAIN) == 20_000
+    assert attrs.evolve(both, crowded_max_nodes=50_000).budget_for(LONG_CHAIN) == 50_000
+    assert both.budget_for(CROWDED) == 5_000  # only the crowded rule applies
+    assert attrs.evolve(LATE_RULE, max_nodes=None).budget_for(LONG_CHAIN) is None  # unbounded
+    assert attrs.evolve(LATE_RULE, late_max_nodes=None).budget_for(LONG_CHAIN) == 2_000
+    assert SearchSettings(max_nodes=None).budget_for(LONG_CHAIN) is None
+
+
+def test_the_numpy_search_spends_the_late_budget_on_long_chains() -> None:
+    got = expectimax.search(LONG_CHAIN, LATE_RULE)
+    assert got == expectimax.search(LONG_CHAIN, SearchSettings(max_nodes=20_000))
+    assert got != expectimax.search(LONG_CHAIN, SearchSettings(max_nodes=2_000))
+
+
 def test_the_numpy_search_spends_the_crowded_budget_on_crowded_boards() -> None:
     crowded = expectimax.search(CROWDED, CROWDED_RULE)
     assert crowded == expectimax.search(CROWDED, SearchSettings(max_nodes=20_000))

@@ -333,3 +333,18 @@ def test_the_c_search_spends_the_crowded_budget_on_crowded_boards() -> None:
         two_empty, large, module
     )
     assert native_search.search(two_empty, large, module).nodes > 2_000 + 16
+
+
+def test_the_c_search_spends_the_late_budget_on_long_chains() -> None:
+    """The late-game rule picks the budget by the board's distinct tiles alone."""
+    chain = Board.from_rows([[0, 2, 4, 8], [2, 4, 8, 16], [4, 8, 16, 32], [8, 16, 64, 128]])
+    shorter = Board.from_rows([[0, 2, 4, 8], [2, 4, 8, 16], [4, 8, 16, 32], [8, 16, 32, 64]])
+    rule = SearchSettings(max_nodes=2_000, late_max_nodes=20_000, late_distinct=7)
+    small = SearchSettings(max_nodes=2_000)
+    large = SearchSettings(max_nodes=20_000)
+    got = native_search.search(chain, rule, module)
+    assert got == native_search.search(chain, large, module)
+    assert got != native_search.search(chain, small, module)
+    assert native_search.search(shorter, rule, module) == native_search.search(
+        shorter, small, module
+    )

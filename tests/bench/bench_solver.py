@@ -7,6 +7,7 @@ Run from the project root after installing:
     python tests/bench/bench_solver.py --seeds 6 7 13 16 20   # only these seeds
     python tests/bench/bench_solver.py --prefix tune --games 40  # tune-1 .. tune-40 (tuning)
     python tests/bench/bench_solver.py --crowded-nodes 5000000 --crowded-empty 1  # a rule
+    python tests/bench/bench_solver.py --late-nodes 8000000 --late-distinct 12    # another
     nice -n 5 taskset -c 1 python tests/bench/bench_solver.py --workers 1   # one core
     python tests/bench/bench_solver.py --strength deep --games 8 --target 32768 --workers 1 \
         --journal runs/deep      # resumable: run the same command again to go on
@@ -14,7 +15,8 @@ Run from the project root after installing:
 The search is the one ``twenty48 autoplay`` uses: the C search when the
 extension is built, else NumPy (``TWENTY48_ENGINE=python`` forces it), at
 ``--strength`` (default or deep) unless ``--max-nodes`` overrides the budget
-(``--crowded-nodes``/``--crowded-empty``: the crowded-board rule's).
+(``--crowded-nodes``/``--crowded-empty``: the crowded-board rule's;
+``--late-nodes``/``--late-distinct``: the late-game rule's).
 Games run in parallel (``--workers``, default 2: one per core of the CI
 machine).  Every game is verified with :func:`twenty48_replay.verify`
 after it is played.  It prints a row per game as it finishes (with the
@@ -77,6 +79,8 @@ class Job(NamedTuple):
     save_every: int
     crowded_nodes: int | None = None  # --crowded-nodes (0: the rule off), None: the strength's
     crowded_empty: int | None = None
+    late_nodes: int | None = None  # --late-nodes (0: the rule off), None: the strength's
+    late_distinct: int | None = None
 
 
 def job_overrides(job: Job) -> dict[str, int | None]:
@@ -85,6 +89,8 @@ def job_overrides(job: Job) -> dict[str, int | None]:
         "max_nodes": job.max_nodes,
         "crowded_nodes": job.crowded_nodes,
         "crowded_empty": job.crowded_empty,
+        "late_nodes": job.late_nodes,
+        "late_distinct": job.late_distinct,
     }
 
 
@@ -114,6 +120,10 @@ def job_settings(job: Job) -> SearchSettings:
         settings = attrs.evolve(settings, crowded_max_nodes=job.crowded_nodes or None)
     if job.crowded_empty is not None:
         settings = attrs.evolve(settings, crowded_empty=job.crowded_empty)
+    if job.late_nodes is not None:
+        settings = attrs.evolve(settings, late_max_nodes=job.late_nodes or None)
+    if job.late_distinct is not None:
+        settings = attrs.evolve(settings, late_distinct=job.late_distinct)
     return settings
 
 
@@ -131,6 +141,10 @@ def read_journal(path: Path, job: Job) -> dict[str, Any] | None:
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise JournalError(f"{path}: not a journal this script wrote ({exc})") from None
     expected = journal_keys(job)
+    if isinstance(saved, dict) and isinstance(saved.get("settings"), dict):
+        # A field added to SearchSettings since the save was not there to change:
+        # it had its default (every rule added so far is off by default).
+        saved["settings"] = attrs.asdict(SearchSettings()) | saved["settings"]
     if not isinstance(saved, dict) or any(saved.get(k) != v for k, v in expected.items()):
         raise JournalError(
             f"{path}: saved with other settings than {expected}"
@@ -308,6 +322,21 @@ def main(argv: list[str] | None = None) -> int:
         help="a board with at most K empty cells is crowded (default: the strength's)",
     )
     parser.add_argument(
+        "--late-nodes",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the late-game rule: budget N where the board has at least --late-distinct"
+        " distinct tiles (0 turns the rule off; default: the strength's)",
+    )
+    parser.add_argument(
+        "--late-distinct",
+        type=int,
+        default=None,
+        metavar="K",
+        help="a board with at least K distinct tiles is late (default: the strength's)",
+    )
+    parser.add_argument(
         "--progress", type=int, default=0, help="a line on stderr every N moves of a game"
     )
     parser.add_argument(
@@ -343,6 +372,8 @@ def main(argv: list[str] | None = None) -> int:
             args.save_every,
             args.crowded_nodes,
             args.crowded_empty,
+            args.late_nodes,
+            args.late_distinct,
         )
         for i in (args.seeds or range(args.first, args.games + 1))
     ]

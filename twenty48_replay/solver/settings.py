@@ -17,6 +17,8 @@ from twenty48_replay.board import Board
 MAX_PLIES: Final = 25
 #: The largest ``crowded_empty`` (a board awaiting a move has at most 15 empty cells).
 MAX_CROWDED_EMPTY: Final = 15
+#: The most distinct tile values a board can hold (2 ... 131072).
+MAX_DISTINCT: Final = 17
 
 
 @attrs.frozen
@@ -51,6 +53,8 @@ class SearchSettings:
     time_limit: float | None = None
     crowded_max_nodes: int | None = None
     crowded_empty: int = 1
+    late_max_nodes: int | None = None
+    late_distinct: int = 12
 
     def __attrs_post_init__(self) -> None:
         if self.max_nodes is not None and self.max_nodes < 1:
@@ -68,16 +72,31 @@ class SearchSettings:
             raise ValueError(
                 f"crowded_empty must be from 0 to {MAX_CROWDED_EMPTY}, not {self.crowded_empty}"
             )
+        if self.late_max_nodes is not None and self.late_max_nodes < 1:
+            raise ValueError(
+                f"late_max_nodes must be at least 1 or None, not {self.late_max_nodes}"
+            )
+        if not 1 <= self.late_distinct <= MAX_DISTINCT:
+            raise ValueError(
+                f"late_distinct must be from 1 to {MAX_DISTINCT}, not {self.late_distinct}"
+            )
 
     def budget_for(self, board: Board) -> int | None:
         """The node budget of a search from ``board`` (None: no bound).
 
         ``crowded_max_nodes`` where the crowded-board rule is on and ``board``
-        has at most ``crowded_empty`` empty cells, else ``max_nodes``.
+        has at most ``crowded_empty`` empty cells, ``late_max_nodes`` where
+        the late-game rule is on and ``board`` has at least ``late_distinct``
+        distinct tiles (the larger where both apply), else ``max_nodes``.
         """
+        budgets = [self.max_nodes]
         if self.crowded_max_nodes is not None and is_crowded(board, self.crowded_empty):
-            return self.crowded_max_nodes
-        return self.max_nodes
+            budgets = [self.crowded_max_nodes]
+        if self.late_max_nodes is not None and distinct_tiles(board) >= self.late_distinct:
+            budgets.append(self.late_max_nodes)
+        if None in budgets:
+            return None
+        return max(b for b in budgets if b is not None)
 
 
 @attrs.frozen
