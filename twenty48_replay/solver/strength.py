@@ -52,6 +52,8 @@ NUMPY_DEFAULT: Final = SearchSettings()
 #: (was 2,000,000 nodes, cut-off 1e-4, 8 plies: 16384 in 15 of 20 bench seeds; then
 #: 2,500,000 nodes, 5e-4, 9 plies: 16 of 20).  No crowded-board rule: measured, twice the
 #: budget at <= 1 empty cell survived no better and cost 28% more nodes a move (README).
+#: No late-game rule either: 8,000,000 nodes at >= 12 distinct tiles lost 3 of 30 drills
+#: where this default lost 1 (README "A late-game rule").
 NATIVE_DEFAULT: Final = SearchSettings(max_nodes=2_500_000, cutoff=5e-4, max_plies=11)
 #: nneonneo's depth rule (uncapped: 16 plies is its largest answer) and cut-off, no budget.
 DEEP: Final = SearchSettings(max_nodes=None, min_plies=2, max_plies=16)
