@@ -63,8 +63,6 @@ def test_a_journal_it_did_not_write_is_refused_in_one_line(tmp_path: Path) -> No
     assert refused.stderr.strip().splitlines() == [
         f"{path}: its moves or counts are not what this script writes"
     ]
-    # Another strength, or the same strength whose settings have changed since
-    # the save (or a save that did not record them), is another player.
     # A save from before a field was added to the settings goes on (the field had
     # its default then).
     older = saved | {
@@ -73,6 +71,8 @@ def test_a_journal_it_did_not_write_is_refused_in_one_line(tmp_path: Path) -> No
     path.write_text(json.dumps(older))
     again = run("--target", "32", "--journal", str(tmp_path))
     assert again.returncode == 0, again.stderr
+    # Another strength, or the same strength whose settings have changed since
+    # the save (or a save that did not record them), is another player.
     for other in (
         saved | {"strength": "deep"},
         saved | {"settings": saved["settings"] | {"max_plies": 9}},

@@ -89,14 +89,12 @@ class SearchSettings:
         the late-game rule is on and ``board`` has at least ``late_distinct``
         distinct tiles (the larger where both apply), else ``max_nodes``.
         """
-        budgets = [self.max_nodes]
+        budget = self.max_nodes
         if self.crowded_max_nodes is not None and is_crowded(board, self.crowded_empty):
-            budgets = [self.crowded_max_nodes]
+            budget = self.crowded_max_nodes
         if self.late_max_nodes is not None and distinct_tiles(board) >= self.late_distinct:
-            budgets.append(self.late_max_nodes)
-        if None in budgets:
-            return None
-        return max(b for b in budgets if b is not None)
+            budget = None if budget is None else max(budget, self.late_max_nodes)
+        return budget
 
 
 @attrs.frozen
