@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.content import Content
 from textual.pilot import Pilot
 from textual.screen import Screen
@@ -258,7 +259,9 @@ def test_speed_keys_change_the_pace() -> None:
     drive(LONG, scenario)
 
 
-def test_autoplay_stops_at_the_end_and_restarts_from_the_opening() -> None:
+def test_autoplay_stops_at_the_end_and_restarts_from_the_opening(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     async def scenario(app: ReplayApp, pilot: Pilot[None]) -> None:
         screen = app.replay_screen
         last = app.timeline.last
@@ -267,7 +270,11 @@ def test_autoplay_stops_at_the_end_and_restarts_from_the_opening() -> None:
         await wait_until(pilot, lambda: not screen.playing)
         assert not screen.playing, "autoplay stops at the last step"
         assert_shows(app, last)
-        screen.speed_index = 0  # the slowest: no move before the next check
+        # Autoplay moves by the clock. Stopping the viewer's clock means no
+        # step is due before the check below, however long a loaded machine
+        # takes to deliver the key (a CI run once took over a second).
+        stopped = time.monotonic()
+        monkeypatch.setattr("twenty48_cli.tui.replay_app.monotonic", lambda: stopped)
         await pilot.press("space")  # from the end, play starts over
         assert screen.playing
         assert_shows(app, 0)
