@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 SCRIPT = Path(__file__).parent / "bench" / "bench_solver.py"
 
 
@@ -85,13 +87,25 @@ def test_a_journal_it_did_not_write_is_refused_in_one_line(tmp_path: Path) -> No
         assert len(refused.stderr.strip().splitlines()) == 1
 
 
-def test_a_journal_goes_on_only_with_the_same_crowded_rule(tmp_path: Path) -> None:
-    rule = ("--crowded-nodes", "50000", "--crowded-empty", "2")
+@pytest.mark.parametrize(
+    ("rule", "shown", "recorded"),
+    [
+        (
+            ("--crowded-nodes", "50000", "--crowded-empty", "2"),
+            "crowded_max_nodes=50000, crowded_empty=2",
+            {"crowded_nodes": 50000, "crowded_empty": 2},
+        ),
+        (("--table-per-move",), "table_per_move=True", {"table_per_move": True}),
+    ],
+)
+def test_a_journal_goes_on_only_with_the_same_rule(
+    tmp_path: Path, rule: tuple[str, ...], shown: str, recorded: dict[str, object]
+) -> None:
     first = run("--target", "64", "--journal", str(tmp_path), *rule)
     assert first.returncode == 0, first.stderr
-    assert "crowded_max_nodes=50000, crowded_empty=2" in first.stdout
+    assert shown in first.stdout
     saved = json.loads((tmp_path / "bench-3.json").read_text())
-    assert (saved["crowded_nodes"], saved["crowded_empty"]) == (50000, 2)
+    assert {key: saved[key] for key in recorded} == recorded
     refused = run("--target", "128", "--journal", str(tmp_path))
     assert refused.returncode == 2
     assert "saved with other settings" in refused.stderr

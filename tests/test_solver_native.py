@@ -38,7 +38,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from twenty48_replay import Board, Record, native
+from twenty48_replay import Board, Direction, Record, native
 from twenty48_replay.solver import (
     SearchSettings,
     Strength,
@@ -213,18 +213,19 @@ def test_budget_bounds_the_work_and_the_depth() -> None:
 @pytest.mark.parametrize(
     ("arguments", "error"),
     [
-        (("x", 2, 1, 1e-4, 0, 1, 20), TypeError),
-        ((-1, 2, 1, 1e-4, 0, 1, 20), ValueError),
-        ((1 << 80, 2, 1, 1e-4, 0, 1, 20), ValueError),
-        ((0, 99, 1, 1e-4, 0, 1, 20), ValueError),
-        ((0, 2, -1, 1e-4, 0, 1, 20), ValueError),
-        ((0, 2, 1, float("nan"), 0, 1, 20), ValueError),
-        ((0, 2, 1, 2.0, 0, 1, 20), ValueError),
-        ((0, 2, 1, 1e-4, -5, 1, 20), ValueError),
-        ((0, 2, 1, 1e-4, 0, 2, 20), ValueError),
-        ((0, 2, 1, 1e-4, 0, 1, 40), ValueError),
-        ((0, 2, 1, 1e-4, 0, 1), TypeError),
-        ((0, 2, 1, 1e-4, 0, 1, 20, 0), TypeError),
+        (("x", 2, 1, 1e-4, 0, 1, 20, 0), TypeError),
+        ((-1, 2, 1, 1e-4, 0, 1, 20, 0), ValueError),
+        ((1 << 80, 2, 1, 1e-4, 0, 1, 20, 0), ValueError),
+        ((0, 99, 1, 1e-4, 0, 1, 20, 0), ValueError),
+        ((0, 2, -1, 1e-4, 0, 1, 20, 0), ValueError),
+        ((0, 2, 1, float("nan"), 0, 1, 20, 0), ValueError),
+        ((0, 2, 1, 2.0, 0, 1, 20, 0), ValueError),
+        ((0, 2, 1, 1e-4, -5, 1, 20, 0), ValueError),
+        ((0, 2, 1, 1e-4, 0, 2, 20, 0), ValueError),
+        ((0, 2, 1, 1e-4, 0, 1, 40, 0), ValueError),
+        ((0, 2, 1, 1e-4, 0, 1, 20), TypeError),
+        ((0, 2, 1, 1e-4, 0, 1, 20, 2), ValueError),
+        ((0, 2, 1, 1e-4, 0, 1, 20, 0, 0), TypeError),
     ],
 )
 def test_bad_arguments_are_python_errors(arguments: tuple[Any, ...], error: type) -> None:
@@ -291,7 +292,6 @@ def test_deep_strength_is_nneonneos_search() -> None:
 def test_server_bot_signal_is_the_same_with_either_search() -> None:
     """The server's engine-match ladder (solver/agreement.py) runs the C search now:
     its fixed-depth rungs (1-3 plies) count the same matches as NumPy's search."""
-    from twenty48_replay import Direction
     from twenty48_replay.solver.agreement import Rung, agreement, choices, fixed_depth
 
     record = Record.from_json((DATA / "long-2000.json").read_text(encoding="utf-8"))
@@ -333,6 +333,49 @@ def test_the_c_search_spends_the_crowded_budget_on_crowded_boards() -> None:
         two_empty, large, module
     )
     assert native_search.search(two_empty, large, module).nodes > 2_000 + 16
+
+
+def pushed_right(board: Board) -> Board | None:
+    """Another board whose LEFT move makes the same board (None if there is none).
+
+    The first row that is not already pushed right gets its tiles pushed
+    right: sliding left only sees the order of a row's tiles.
+    """
+    rows = [list(board.cells()[4 * r : 4 * r + 4]) for r in range(4)]
+    for r, row in enumerate(rows):
+        tiles = [tile for tile in row if tile]
+        pushed = [0] * (4 - len(tiles)) + tiles
+        if pushed != row:
+            rows[r] = pushed
+            return Board.from_rows(rows)
+    return None
+
+
+def test_a_table_per_move_makes_a_moves_value_depend_on_its_board_alone() -> None:
+    """With a table per root move (nneonneo's way), LEFT from two boards that slide to
+    the same board has the same value, bit for bit; with one table for the four, LEFT
+    reuses values that UP and DOWN (which differ between the two) stored before it."""
+    per_move = SearchSettings(max_nodes=None, min_plies=2, max_plies=5, table_per_move=True)
+    shared = attrs.evolve(per_move, table_per_move=False)
+    timeline = Timeline(Record.from_json((DATA / "long-20000.json").read_text(encoding="utf-8")))
+    pairs = [
+        (board, other)
+        for board in (timeline[i].board for i in range(5, 6_000, 97))
+        if (other := pushed_right(board)) is not None
+    ]
+    left = Direction.LEFT.code
+    compared = differed = 0
+    for board, other in pairs:
+        one = native_search.search(board, per_move, module).values
+        two = native_search.search(other, per_move, module).values
+        if left not in one or left not in two:
+            continue
+        compared += 1
+        assert one[left] == two[left], (board, other)
+        shared_one = native_search.search(board, shared, module).values[left]
+        differed += shared_one != native_search.search(other, shared, module).values[left]
+    assert compared >= 20
+    assert differed > 0, "the shared table makes a difference somewhere (the test has teeth)"
 
 
 def test_the_c_search_spends_the_late_budget_on_long_chains() -> None:

@@ -8,6 +8,7 @@ Run from the project root after installing:
     python tests/bench/bench_solver.py --prefix tune --games 40  # tune-1 .. tune-40 (tuning)
     python tests/bench/bench_solver.py --crowded-nodes 5000000 --crowded-empty 1  # a rule
     python tests/bench/bench_solver.py --late-nodes 8000000 --late-distinct 12    # another
+    python tests/bench/bench_solver.py --table-per-move   # each root move its own table
     nice -n 5 taskset -c 1 python tests/bench/bench_solver.py --workers 1   # one core
     python tests/bench/bench_solver.py --strength deep --games 8 --target 32768 --workers 1 \
         --journal runs/deep      # resumable: run the same command again to go on
@@ -16,7 +17,8 @@ The search is the one ``twenty48 autoplay`` uses: the C search when the
 extension is built, else NumPy (``TWENTY48_ENGINE=python`` forces it), at
 ``--strength`` (default or deep) unless ``--max-nodes`` overrides the budget
 (``--crowded-nodes``/``--crowded-empty``: the crowded-board rule's;
-``--late-nodes``/``--late-distinct``: the late-game rule's).
+``--late-nodes``/``--late-distinct``: the late-game rule's; ``--table-per-move``:
+a transposition table for each root move, as nneonneo's search has).
 Games run in parallel (``--workers``, default 2: one per core of the CI
 machine).  Every game is verified with :func:`twenty48_replay.verify`
 after it is played.  It prints a row per game as it finishes (with the
@@ -81,9 +83,10 @@ class Job(NamedTuple):
     crowded_empty: int | None = None
     late_nodes: int | None = None  # --late-nodes (0: the rule off), None: the strength's
     late_distinct: int | None = None
+    table_per_move: bool | None = None  # --table-per-move: True, None: the strength's
 
 
-def job_overrides(job: Job) -> dict[str, int | None]:
+def job_overrides(job: Job) -> dict[str, int | bool | None]:
     """The settings a job changes from its strength's (what a journal must match)."""
     return {
         "max_nodes": job.max_nodes,
@@ -91,6 +94,7 @@ def job_overrides(job: Job) -> dict[str, int | None]:
         "crowded_empty": job.crowded_empty,
         "late_nodes": job.late_nodes,
         "late_distinct": job.late_distinct,
+        "table_per_move": job.table_per_move,
     }
 
 
@@ -124,6 +128,8 @@ def job_settings(job: Job) -> SearchSettings:
         settings = attrs.evolve(settings, late_max_nodes=job.late_nodes or None)
     if job.late_distinct is not None:
         settings = attrs.evolve(settings, late_distinct=job.late_distinct)
+    if job.table_per_move is not None:
+        settings = attrs.evolve(settings, table_per_move=job.table_per_move)
     return settings
 
 
@@ -337,6 +343,13 @@ def main(argv: list[str] | None = None) -> int:
         help="a board with at least K distinct tiles is late (default: the strength's)",
     )
     parser.add_argument(
+        "--table-per-move",
+        action="store_true",
+        default=None,
+        help="search each root move with a transposition table of its own, as nneonneo's"
+        " search does (default: the strength's, one table for the four)",
+    )
+    parser.add_argument(
         "--progress", type=int, default=0, help="a line on stderr every N moves of a game"
     )
     parser.add_argument(
@@ -374,6 +387,7 @@ def main(argv: list[str] | None = None) -> int:
             args.crowded_empty,
             args.late_nodes,
             args.late_distinct,
+            args.table_per_move,
         )
         for i in (args.seeds or range(args.first, args.games + 1))
     ]

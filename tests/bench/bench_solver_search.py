@@ -98,6 +98,7 @@ def per_node(module: Any, boards: list[Board]) -> dict[int, dict[int, float]]:
             0,
             1,
             native_search.UNBOUNDED_TABLE_BITS,
+            int(deep.table_per_move),
         )
         cpu += time.process_time() - start
         nodes += n

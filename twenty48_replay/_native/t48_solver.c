@@ -82,7 +82,8 @@ static int read_share(PyObject *obj, const char *name, double *out)
 }
 
 PyDoc_STRVAR(search_doc,
-             "search(packed, depth, min_depth, cutoff, max_nodes, reuse_deeper, tt_bits)\n"
+             "search(packed, depth, min_depth, cutoff, max_nodes, reuse_deeper, tt_bits,\n"
+             "       table_per_move)\n"
              "--\n\n"
              "Expectimax from the board whose packed integer (Board.packed) is given.\n"
              "Returns (values, depth, nodes, moves, tt_hits, wide): values is a 4-tuple in\n"
@@ -91,19 +92,20 @@ PyDoc_STRVAR(search_doc,
 static PyObject *py_search(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
-    if (nargs != 7) {
-        PyErr_SetString(PyExc_TypeError, "search() takes 7 arguments");
+    if (nargs != 8) {
+        PyErr_SetString(PyExc_TypeError, "search() takes 8 arguments");
         return NULL;
     }
     t48_board board;
     uint64_t max_nodes;
-    long depth, min_depth, reuse, bits;
+    long depth, min_depth, reuse, bits, per_move;
     if (t48_board_from_pyint(args[0], 0, &board) < 0
         || read_int(args[1], "depth", 0, X48_MAX_DEPTH, &depth) < 0
         || read_int(args[2], "min_depth", 0, X48_MAX_DEPTH, &min_depth) < 0
         || t48_count_arg(args[4], &max_nodes) < 0
         || read_int(args[5], "reuse_deeper", 0, 1, &reuse) < 0
-        || read_int(args[6], "tt_bits", MIN_TT_BITS, MAX_TT_BITS, &bits) < 0) {
+        || read_int(args[6], "tt_bits", MIN_TT_BITS, MAX_TT_BITS, &bits) < 0
+        || read_int(args[7], "table_per_move", 0, 1, &per_move) < 0) {
         return NULL;
     }
     uint64_t lo, hi;
@@ -119,7 +121,8 @@ static PyObject *py_search(PyObject *module, PyObject *const *args, Py_ssize_t n
     if (tt == NULL) {
         return PyErr_NoMemory();
     }
-    x48_settings settings = {(int)depth, (int)min_depth, cutoff, max_nodes, (int)reuse};
+    x48_settings settings = {(int)depth, (int)min_depth, cutoff, max_nodes, (int)reuse,
+                             (int)per_move};
     x48_result result;
     int status;
     Py_BEGIN_ALLOW_THREADS

@@ -655,10 +655,19 @@ int x48_search(uint64_t lo, uint64_t hi, const x48_settings *settings, x48_tt *t
         st.limit = d == first ? UINT64_MAX : settings->max_nodes;
         st.aborted = 0;
         st.depth_leaves = 0;
-        if (wide) {
-            search_once_w(&st, after_w, valid, values);
-        } else {
-            search_once_n(&st, after_n, valid, values);
+        /* One part with a shared table; with a table per move, one part per
+         * valid move, each under a fresh stamp. */
+        for (int rest = valid; rest && !st.aborted;) {
+            int part = settings->table_per_move ? rest & -rest : rest;
+            rest &= ~part;
+            if (settings->table_per_move) {
+                next_stamp(tt, &st);
+            }
+            if (wide) {
+                search_once_w(&st, after_w, part, values);
+            } else {
+                search_once_n(&st, after_n, part, values);
+            }
         }
         if (st.aborted) {
             break;

@@ -77,6 +77,12 @@ typedef struct {
      * exact depth only, which makes a full-width search (cutoff 0) equal to
      * plain expectimax, value for value. */
     int reuse_deeper;
+    /* 1: each root move is searched with a table of its own (a new stamp),
+     * as nneonneo's search does; 0: the four share one.  A shared table lets
+     * a later root move reuse values its predecessors stored, which were
+     * computed along other paths, with other probabilities and so other
+     * cuts: the value of a move then depends on the moves searched before it. */
+    int table_per_move;
 } x48_settings;
 
 typedef struct {

@@ -22,6 +22,8 @@ transposition table instead of breadth first with per-level merging:
   it was searched at least as deep (nneonneo's rule, ``reuse_deeper``); the
   NumPy search merges repeats within one level only.  With ``cutoff=0`` and
   ``reuse_deeper=False`` both compute plain expectimax, value for value.
+  The four root moves share one table unless ``table_per_move`` gives each
+  its own (nneonneo's way; see :class:`SearchSettings`).
 * ``time_limit`` is not used: the C search is bounded by nodes only, so a
   position always gets the same answer.
 """
@@ -79,6 +81,7 @@ def search(
         budget,
         int(reuse_deeper),
         bits,
+        int(settings.table_per_move),
     )
     found = {code: value for code, value in enumerate(values) if value is not None}
     return SearchResult(found, depth + 1 if found else 0, nodes if found else 0)

@@ -44,6 +44,14 @@ class SearchSettings:
     board alone, so a search stays deterministic; :meth:`budget_for` is the
     one place both engines read it.  No default strength uses it: measured,
     it survived no better for its cost (README "Solver in C (issue 21)").
+
+    ``table_per_move`` (C search only): each of the root's moves is searched
+    with a transposition table of its own, as nneonneo's search does.  With
+    one table for all four, a move searched later reuses values its
+    predecessors stored, computed along other paths with other
+    probabilities (and so other cuts), and its value then depends on which
+    moves were searched before it.  The NumPy search keeps no table across
+    levels, so it ignores this.
     """
 
     max_nodes: int | None = 250_000
@@ -55,6 +63,7 @@ class SearchSettings:
     crowded_empty: int = 1
     late_max_nodes: int | None = None
     late_distinct: int = 12
+    table_per_move: bool = False
 
     def __attrs_post_init__(self) -> None:
         if self.max_nodes is not None and self.max_nodes < 1:
