@@ -10,6 +10,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import attrs
 import numpy as np
@@ -261,7 +262,7 @@ CROWDED_RULE = SearchSettings(max_nodes=2_000, crowded_max_nodes=20_000, crowded
         {"crowded_empty": 16},
     ],
 )
-def test_bad_crowded_rules_are_refused(changes: dict[str, int]) -> None:
+def test_bad_crowded_rules_are_refused(changes: dict[str, Any]) -> None:
     with pytest.raises(ValueError, match="crowded"):
         SearchSettings(**changes)
 
@@ -289,7 +290,7 @@ LATE_RULE = SearchSettings(max_nodes=2_000, late_max_nodes=20_000, late_distinct
         {"late_distinct": 18},
     ],
 )
-def test_bad_late_rules_are_refused(changes: dict[str, int]) -> None:
+def test_bad_late_rules_are_refused(changes: dict[str, Any]) -> None:
     with pytest.raises(ValueError, match="late"):
         SearchSettings(**changes)
 
