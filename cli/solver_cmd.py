@@ -62,7 +62,7 @@ StrengthOption = Annotated[
         metavar="default|deep",
         help=N_(
             "How hard the solver searches: default (fast), or deep "
-            "(nneonneo/2048-ai's full search: much slower, stronger)."
+            "(nneonneo/2048-ai's full search, no node budget: a move can take seconds)."
         ),
     ),
 ]

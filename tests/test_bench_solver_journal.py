@@ -96,6 +96,7 @@ def test_a_journal_it_did_not_write_is_refused_in_one_line(tmp_path: Path) -> No
             {"crowded_nodes": 50000, "crowded_empty": 2},
         ),
         (("--table-per-move",), "table_per_move=True", {"table_per_move": True}),
+        (("--no-table-per-move",), "table_per_move=False", {"table_per_move": False}),
     ],
 )
 def test_a_journal_goes_on_only_with_the_same_rule(

@@ -269,9 +269,10 @@ def test_best_move_uses_the_native_search_unless_python_is_forced() -> None:
 
 
 def test_deep_strength_is_nneonneos_search() -> None:
-    """No budget, nneonneo's cut and depth rule, uncapped: plies = max(3, distinct - 2) + 1."""
+    """No budget, nneonneo's cut and depth rule, uncapped: plies = max(3, distinct - 2) + 1,
+    and a transposition table for each root move, as nneonneo's search starts."""
     deep = settings_for(Strength.DEEP, native=True)
-    assert (deep.max_nodes, deep.cutoff) == (None, 1e-4)
+    assert (deep.max_nodes, deep.cutoff, deep.table_per_move) == (None, 1e-4, True)
     boards = long_game_positions()
     assert [plies_for(b, deep) for b in boards] == [
         max(3, distinct_tiles(b) - 2) + 1 for b in boards

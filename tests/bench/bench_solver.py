@@ -9,6 +9,7 @@ Run from the project root after installing:
     python tests/bench/bench_solver.py --crowded-nodes 5000000 --crowded-empty 1  # a rule
     python tests/bench/bench_solver.py --late-nodes 8000000 --late-distinct 12    # another
     python tests/bench/bench_solver.py --table-per-move   # each root move its own table
+    python tests/bench/bench_solver.py --strength deep --no-table-per-move  # deep, one table
     nice -n 5 taskset -c 1 python tests/bench/bench_solver.py --workers 1   # one core
     python tests/bench/bench_solver.py --strength deep --games 8 --target 32768 --workers 1 \
         --journal runs/deep      # resumable: run the same command again to go on
@@ -18,7 +19,9 @@ extension is built, else NumPy (``TWENTY48_ENGINE=python`` forces it), at
 ``--strength`` (default or deep) unless ``--max-nodes`` overrides the budget
 (``--crowded-nodes``/``--crowded-empty``: the crowded-board rule's;
 ``--late-nodes``/``--late-distinct``: the late-game rule's; ``--table-per-move``:
-a transposition table for each root move, as nneonneo's search has).
+a transposition table for each root move, as nneonneo's search has and
+``deep`` does; ``--no-table-per-move``: one table for the four, as
+``default`` does and ``deep`` did before issue 21's last games).
 Games run in parallel (``--workers``, default 2: one per core of the CI
 machine).  Every game is verified with :func:`twenty48_replay.verify`
 after it is played.  It prints a row per game as it finishes (with the
@@ -344,10 +347,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--table-per-move",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
         default=None,
         help="search each root move with a transposition table of its own, as nneonneo's"
-        " search does (default: the strength's, one table for the four)",
+        " search does, or (--no-table-per-move) one table for the four (default: the"
+        " strength's: a table per move at deep, one table at default)",
     )
     parser.add_argument(
         "--progress", type=int, default=0, help="a line on stderr every N moves of a game"
