@@ -1,6 +1,6 @@
 """Which search runs: the C expectimax when it is built, else the NumPy one.
 
-The choice follows the native core's (:mod:`twenty48_replay.native`):
+The choice follows the native core's (:mod:`twenty48_replay.core.native`):
 ``TWENTY48_ENGINE=python`` forces NumPy, ``TWENTY48_ENGINE=native`` insists
 on C.  Both take the same :class:`SearchSettings` and return the same
 :class:`SearchResult`; without settings each uses its own default strength.
@@ -8,7 +8,7 @@ on C.  Both take the same :class:`SearchSettings` and return the same
 
 from __future__ import annotations
 
-from twenty48_replay.board import Board
+from twenty48_replay.core.board import Board
 from twenty48_replay.solver import native_search
 from twenty48_replay.solver.settings import SearchResult, SearchSettings
 from twenty48_replay.solver.strength import Strength, settings_for

@@ -11,7 +11,7 @@ from typing import Final
 
 import attrs
 
-from twenty48_replay.board import Board
+from twenty48_replay.core.board import Board
 
 #: The deepest search either engine accepts (the C search's recursion bound).
 MAX_PLIES: Final = 25
@@ -43,7 +43,7 @@ class SearchSettings:
     depth there, and they are where late games are lost.  It depends on the
     board alone, so a search stays deterministic; :meth:`budget_for` is the
     one place both engines read it.  No default strength uses it: measured,
-    it survived no better for its cost (README "Solver in C (issue 21)").
+    it survived no better for its cost (docs/performance/solver.md).
 
     ``table_per_move`` (C search only): each of the root's moves is searched
     with a transposition table of its own, as nneonneo's search does.  With
