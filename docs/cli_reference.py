@@ -100,7 +100,8 @@ def raw_help(path: tuple[str, ...], home: str) -> str:
         stdin=subprocess.DEVNULL,
     )
     if done.returncode != 0:
-        raise SystemExit(f"twenty48 {' '.join(path)} --help exited {done.returncode}: {done.stderr}")
+        command = " ".join(("twenty48", *path, "--help"))
+        raise SystemExit(f"{command} exited {done.returncode}: {done.stderr}")
     return done.stdout
 
 
