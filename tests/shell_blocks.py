@@ -52,6 +52,7 @@ NOT_RUN: dict[str, str] = {
     "postgres-stop": "stops a PostgreSQL server",
     "pytest tests/": "runs the test suite",
     "python -m build": "builds a wheel in a new environment (fetches its build tools)",
+    "pip wheel": "builds a wheel in a new environment (fetches its build tools)",
     "mkdocs serve": "starts a web server",
 }
 TERMINAL_ONLY = re.compile(

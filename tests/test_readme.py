@@ -2,17 +2,16 @@
 
 A newcomer follows the quick start, runs the one line it gives for every new
 shell (``. .venv/bin/activate``), then types the README's commands.  This
-test does the same: each ``sh`` block's commands run one by one in a new
-``bash`` whose ``PATH`` is the system's (nothing of this test's environment
-leaks in), after sourcing the activation script of the venv running the
-tests, in a copy of the project (so ``pybabel update`` changes nothing
-here) and with a home folder of its own (so the games it plays land in a
-fresh database).  A command must exit 0, or with the status its comment
-names (``# exit 1: ...``).
+test does the same with tests/shell_blocks.py (shared with tests/test_docs.py,
+which runs the blocks of the pages in docs/): each ``sh`` block's commands
+run one by one in a new ``bash`` whose ``PATH`` is the system's, after
+sourcing the activation script of the venv running the tests, in a copy of
+the project and with a home folder of its own.  A command must exit 0, or
+with the status its comment names (``# exit 1: ...``).
 
 Commands that need a running server, a terminal, another machine or a new
-install are listed in :data:`NOT_RUN` with the reason; every other command
-runs, so a new block is tested unless it is added there.
+install are listed in ``shell_blocks.NOT_RUN`` with the reason; every other
+command runs, so a new block is tested unless it says why not.
 """
 
 from __future__ import annotations
@@ -55,7 +54,7 @@ def test_every_shell_command_is_run_or_has_a_reason() -> None:
     run = [c for c in commands if c.not_run_because is None]
     assert len(run) >= 8, [c.text for c in run]
     assert any("twenty48 list" in c.text for c in run)
-    assert any("pybabel" in c.text for c in run)
+    assert any("twenty48 verify" in c.text for c in run)
 
 
 @pytest.fixture(scope="module")
