@@ -178,12 +178,14 @@ def test_ranges_skip_lines_over_the_limit_like_the_reader(
 # --- the CLI on the cluster ------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_examples_give_the_local_output(scheduler: str) -> None:
     local, remote = cli_pair(scheduler, str(EXAMPLES))
     assert local.returncode == 2  # examples/ holds a malformed record
     assert_same(local, remote)
 
 
+@pytest.mark.slow
 def test_examples_json_and_quiet(scheduler: str) -> None:
     assert_same(*cli_pair(scheduler, "--json", str(EXAMPLES)))
     fair = ROOT / "schema" / "vectors" / "fair"
@@ -218,6 +220,7 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_archives_with_bad_lines_give_the_local_output(scheduler: str, inputs: Path) -> None:
     big = str(inputs / "big.jsonl")
     local, remote = cli_pair(scheduler, "--json", big, partition=1000)
@@ -231,6 +234,7 @@ def test_archives_with_bad_lines_give_the_local_output(scheduler: str, inputs: P
     assert_same(*cli_pair(scheduler, small, partition=64))
 
 
+@pytest.mark.slow
 def test_every_kind_of_input_gives_the_local_output(scheduler: str, inputs: Path) -> None:
     names = ["big.jsonl", "dir", "lines.txt", "one.txt", "missing.jsonl", "many", "other.jsonl"]
     args = [str(inputs / name) for name in names] + [str(inputs / "big.jsonl")]  # twice
@@ -240,6 +244,7 @@ def test_every_kind_of_input_gives_the_local_output(scheduler: str, inputs: Path
     assert_same(*cli_pair(scheduler, "--json", *args, partition=100_000))
 
 
+@pytest.mark.slow
 def test_a_file_url_is_read_by_the_workers(scheduler: str, inputs: Path) -> None:
     path = inputs / "big.jsonl"
     url = path.as_uri()
@@ -258,6 +263,7 @@ def test_a_file_url_is_read_by_the_workers(scheduler: str, inputs: Path) -> None
     assert remote.stdout == local.stdout.replace(str(path), url)
 
 
+@pytest.mark.slow
 def test_relative_paths_mean_the_clients_files(scheduler: str, inputs: Path) -> None:
     """Workers run in another directory (here: the test's); names stay as the user gave them."""
     args = ["verify", "--json", "dir", "./big.jsonl", "../" + inputs.name + "/lines.txt"]
@@ -277,6 +283,7 @@ def test_relative_paths_mean_the_clients_files(scheduler: str, inputs: Path) -> 
     assert_same(local, remote)
 
 
+@pytest.mark.slow
 def test_a_scheduler_without_workers_is_one_error() -> None:
     from twenty48_replay.bulk.cluster import ClusterError, connect
 
@@ -287,6 +294,7 @@ def test_a_scheduler_without_workers_is_one_error() -> None:
         connect(empty.scheduler_address, timeout=1)
 
 
+@pytest.mark.slow
 def test_the_scheduler_from_the_environment(scheduler: str) -> None:
     local = run_cli("verify", str(EXAMPLES / "games.jsonl"))
     remote = run_cli("verify", str(EXAMPLES / "games.jsonl"), env={"TWENTY48_SCHEDULER": scheduler})
@@ -297,6 +305,7 @@ def test_the_scheduler_from_the_environment(scheduler: str) -> None:
     assert by_env.returncode == 0, by_env.stderr
 
 
+@pytest.mark.slow
 def test_inputs_the_workers_cannot_read_give_one_line_and_exit_2(
     scheduler: str, tmp_path: Path
 ) -> None:
@@ -339,6 +348,7 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+@pytest.mark.slow
 def test_an_unreachable_scheduler_gives_one_line_and_exit_2() -> None:
     address = f"tcp://127.0.0.1:{_free_port()}"
     done = run_cli("verify", "--scheduler", address, str(EXAMPLES / "valid.json"))
@@ -497,6 +507,7 @@ def _tls_env(files: dict[str, Path]) -> dict[str, str]:
     }
 
 
+@pytest.mark.slow
 def test_verify_on_a_tls_cluster_with_certificates_made_now(tmp_path: Path) -> None:
     """``--scheduler tls://...`` with client certificates: the same output as the local pool;
     without a certificate the CA signed, one line and exit 2, and nothing is verified."""
@@ -564,6 +575,7 @@ def test_verify_on_a_tls_cluster_with_certificates_made_now(tmp_path: Path) -> N
 # --- faults: last, it kills one of the module cluster's workers -------------------
 
 
+@pytest.mark.slow
 def test_a_killed_worker_reruns_its_ranges_and_each_record_is_reported_once(
     cluster: Any, scheduler: str, tmp_path: Path
 ) -> None:

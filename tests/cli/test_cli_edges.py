@@ -83,6 +83,7 @@ def test_numeric_options_are_bounded_and_say_so(
     assert shown in help_text.replace(" ", ""), help_text
 
 
+@pytest.mark.slow
 def test_game_ids_beyond_64_bits_or_not_ascii_are_one_line(db: str) -> None:
     assert "range" in one_error_line(run_cli("show", "99999999999999999999", "--db", db), 2)
     for command in (["replay", "99999999999999999999", "--at", "0"], ["analyze", "1" * 30]):
@@ -103,6 +104,7 @@ def test_hint_at_a_step_the_record_lacks_is_one_usage_line() -> None:
 # ---------------------------------------------------------------- export -o (9)
 
 
+@pytest.mark.slow
 def test_export_never_writes_over_the_open_database(db: str, tmp_path: Path) -> None:
     before = Path(db).read_bytes()
     link = tmp_path / "link.db"
@@ -122,6 +124,7 @@ def test_export_never_writes_over_the_open_database(db: str, tmp_path: Path) -> 
     assert '"id":1' in listed.stdout
 
 
+@pytest.mark.slow
 def test_export_refuses_any_sqlite_file_and_wal(db: str, tmp_path: Path) -> None:
     other = tmp_path / "other.sqlite"
     sqlite3.connect(other).execute("create table t(x)").connection.close()
@@ -138,6 +141,7 @@ def test_export_refuses_any_sqlite_file_and_wal(db: str, tmp_path: Path) -> None
     assert "refusing" in result.stderr
 
 
+@pytest.mark.slow
 def test_export_dash_is_stdout_and_files_are_replaced_whole(db: str, tmp_path: Path) -> None:
     dashed = run_cli_in(tmp_path, "export", "1", "--db", db, "-o", "-")
     assert dashed.returncode == 0
@@ -168,6 +172,7 @@ def run_cli_in(folder: Path, *args: str) -> Any:
 # ---------------------------------------------------------------- invalid records (10)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("record", [TAMPERED, SWAPPED], ids=["score", "swapped"])
 def test_every_reader_reports_an_invalid_record_alike(record: Path, tmp_path: Path) -> None:
     """Each does what it can (prints, draws, analyses), then the reason and exit 1."""
@@ -231,6 +236,7 @@ def test_export_to_a_pipe_writes_without_peeking(tmp_path: Path) -> None:
     assert b"<svg" in received[0]
 
 
+@pytest.mark.slow
 def test_a_gif_has_at_most_20000_frames(tmp_path: Path) -> None:
     """A record may hold 1,000,000 moves; its whole GIF would take gigabytes and minutes
     (20,001 frames: 7 s, 120 MB, a 36 MB file).  Over the limit is a usage error."""

@@ -125,6 +125,7 @@ def test_trust_key_that_is_not_a_regular_file_is_refused_as_such(cli: Any, tmp_p
 # ---------------------------------------------------------------- --trust URL
 
 
+@pytest.mark.slow
 def test_trust_url_fetches_the_well_known_key(
     cli: Any, key_server: tuple[str, dict[str, Any]]
 ) -> None:
@@ -138,6 +139,7 @@ def test_trust_url_fetches_the_well_known_key(
     assert bad.returncode == 1
 
 
+@pytest.mark.slow
 def test_trust_url_failures_are_one_line_exit_2(
     cli: Any, key_server: tuple[str, dict[str, Any]]
 ) -> None:
@@ -195,6 +197,7 @@ def test_verify_loads_cryptography_only_to_check_a_signature() -> None:
 # ---------------------------------------------------------------- the store keeps fair records
 
 
+@pytest.mark.slow
 def test_import_refuses_a_not_fair_record_and_keeps_a_fair_one_verifiable(
     cli: Any, tmp_path: Path
 ) -> None:
@@ -280,6 +283,7 @@ def test_malformed_http_answer_is_one_line_exit_2(
     assert named in line
 
 
+@pytest.mark.slow
 def test_slow_drip_server_is_given_up_after_the_fetch_timeout(
     cli: Any, raw_server: tuple[str, dict[str, Any]]
 ) -> None:
@@ -296,6 +300,7 @@ def test_slow_drip_server_is_given_up_after_the_fetch_timeout(
     assert time.monotonic() - started < 40
 
 
+@pytest.mark.slow
 def test_a_signed_record_ended_early_reads_as_ended_not_playing(cli: Any, tmp_path: Path) -> None:
     """People read "ended" for a sealed game (it takes no move); JSON keeps its fields;
     ``list --state unfinished`` holds only games that can still be played."""
@@ -314,6 +319,7 @@ def test_a_signed_record_ended_early_reads_as_ended_not_playing(cli: Any, tmp_pa
     assert danish[-1].endswith("afsluttet (underskrevet)"), danish
 
 
+@pytest.mark.slow
 def test_a_signed_record_kept_locally_is_sealed(cli: Any, tmp_path: Path) -> None:
     """A fair game ended before game over is never resumed and takes no local move, so its
     signature stays good; list and show label it (a new key, the old ones unchanged)."""

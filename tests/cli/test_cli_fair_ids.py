@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pytest
 from support.common import run_cli
 from support.server_harness import ServerProcess
 
@@ -29,6 +30,7 @@ VECTOR_KEY_ID = "21fe31dfa154a261"
 VECTOR_GAME_ID = 42
 
 
+@pytest.mark.slow
 def test_list_and_show_name_the_server_and_its_game_id(tmp_path: Path) -> None:
     local = str(tmp_path / "local.sqlite3")
     for seed in ("one", "two", "three"):  # local ids 1-3: the fair game will be local 4
@@ -126,6 +128,7 @@ def test_list_and_show_name_the_server_and_its_game_id(tmp_path: Path) -> None:
     assert "lokalt spil 5" in danish.stderr
 
 
+@pytest.mark.slow
 def test_the_end_of_a_fair_game_in_the_terminal_says_what_was_signed(tmp_path: Path) -> None:
     """What ``play --server`` prints when its screen closes: game, score, moves (a real
     plural), largest tile, where the record is and which local game holds it."""

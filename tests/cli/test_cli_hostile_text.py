@@ -118,6 +118,7 @@ JSON_COMMANDS: list[list[str]] = [
 ]
 
 
+@pytest.mark.slow
 def test_every_command_escapes_record_text_and_file_names(world: dict[str, Any]) -> None:
     """All commands are run, then every one that let a control character out is named."""
     leaks = []
@@ -131,6 +132,7 @@ def test_every_command_escapes_record_text_and_file_names(world: dict[str, Any])
     assert leaks == []
 
 
+@pytest.mark.slow
 def test_json_output_stays_json_with_the_exact_values(world: dict[str, Any]) -> None:
     original = hostile_record()
     for args in JSON_COMMANDS:
@@ -162,6 +164,7 @@ def test_export_to_a_file_keeps_the_values_and_no_raw_c1(world: dict[str, Any]) 
         assert record[key] == hostile_record()[key]
 
 
+@pytest.mark.slow
 def test_invalid_and_unreadable_hostile_records_are_reported_escaped(tmp_path: Path) -> None:
     tampered = write_hostile(tmp_path, "t" + HOSTILE_NAME, score=2)
     broken = tmp_path / ("b" + HOSTILE_NAME)
@@ -185,6 +188,7 @@ def test_invalid_and_unreadable_hostile_records_are_reported_escaped(tmp_path: P
 LOCALES = [{"LC_ALL": "C.UTF-8"}, {"LC_ALL": "", "LANG": "C"}, {"LC_ALL": "POSIX"}]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("locale", LOCALES, ids=lambda env: "-".join(env.values()).strip("-"))
 def test_a_file_name_that_is_not_utf8_is_shown_escaped_and_the_batch_goes_on(
     tmp_path: Path, locale: dict[str, str]
@@ -223,6 +227,7 @@ def test_a_file_name_that_is_not_utf8_is_shown_escaped_and_the_batch_goes_on(
             assert "\\udcff" in out + err, (args, out, err)
 
 
+@pytest.mark.slow
 def test_player_names_that_are_not_utf8_are_refused_or_repaired(tmp_path: Path) -> None:
     """``--player`` with a byte that is not UTF-8: one usage line, nothing stored.
 

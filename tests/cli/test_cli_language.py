@@ -45,6 +45,7 @@ def test_the_language_option_is_in_the_help() -> None:
     assert "TWENTY48_LANG" in result.stdout
 
 
+@pytest.mark.slow
 def test_machine_output_is_the_same_in_every_language(tmp_path: Path) -> None:
     """JSON of verify, list, show, stats, replay and the exported records: byte for byte.
 
@@ -98,6 +99,7 @@ def test_a_refused_input_in_each_language(tmp_path: Path, language: str, expecte
     assert listing.stdout == ""
 
 
+@pytest.mark.slow
 def test_danish_messages_from_the_library_and_the_commands(tmp_path: Path) -> None:
     db = str(tmp_path / "games.sqlite3")
     da = {"TWENTY48_LANG": "da"}
@@ -231,6 +233,7 @@ def test_every_help_is_danish_in_danish(command: str, how: str) -> None:
         assert f"{what}:" not in text
 
 
+@pytest.mark.slow
 def test_english_help_is_the_same_with_lang_en_and_without() -> None:
     for command in ["", "verify", "stats"]:
         args = [command] if command else []
@@ -260,6 +263,7 @@ def test_every_help_text_and_example_has_a_danish_text() -> None:
     assert untranslated == []
 
 
+@pytest.mark.slow
 def test_danish_counts_and_decimals_in_summaries(tmp_path: Path) -> None:
     """'gyldige: 1' (not '1 gyldige'), and the average with a decimal comma."""
     valid, tampered = str(EXAMPLES / "valid.json"), str(EXAMPLES / "tampered-score.json")
@@ -293,6 +297,7 @@ def test_the_root_help_is_danish_whatever_the_order(args: list[str]) -> None:
     assert "play, replay and verify games" not in text
 
 
+@pytest.mark.slow
 def test_a_stored_games_label_is_danish(tmp_path: Path) -> None:
     """``replay 1`` names the stored game 'spil 1' in Danish (it is never machine output)."""
     db = str(tmp_path / "games.sqlite3")

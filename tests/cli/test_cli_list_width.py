@@ -36,6 +36,7 @@ def listed(db: Path, language: str, columns: int | None) -> list[str]:
     return result.stdout.splitlines()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize("columns", [80, 60, 40])
 def test_list_fits_the_terminal_and_cuts_no_word_without_an_ellipsis(

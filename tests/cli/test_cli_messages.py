@@ -52,6 +52,7 @@ def test_export_options_of_another_format_are_usage_errors(
 # ------------------------------------------------------------------- 11: messages
 
 
+@pytest.mark.slow
 def test_analyze_names_one_empty_cell_in_the_singular(tmp_path: Path) -> None:
     result = run_cli("analyze", str(VALID), "--top", "1000", timeout=600)
     assert result.returncode == 0, result.stderr
@@ -59,6 +60,7 @@ def test_analyze_names_one_empty_cell_in_the_singular(tmp_path: Path) -> None:
     assert re.search(r"\(-[\d.]+%\), 1 empty cell$", result.stdout, re.MULTILINE)
 
 
+@pytest.mark.slow
 def test_a_gif_of_one_frame_says_frame(db: str, tmp_path: Path) -> None:
     out = tmp_path / "one.gif"
     result = run_cli("export", "1", "--format", "gif", "--steps", "3:4", "-o", str(out), "--db", db)
@@ -114,6 +116,7 @@ def test_an_option_without_its_value_points_to_the_commands_help() -> None:
     assert result.stderr.endswith("(see 'twenty48 verify -h')\n")
 
 
+@pytest.mark.slow
 def test_analyze_json_gives_the_game_number(db: str) -> None:
     result = run_cli("analyze", "1", "--json", "--top", "1", "--db", db, timeout=600)
     assert result.returncode == 0, result.stderr

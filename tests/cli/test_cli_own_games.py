@@ -49,6 +49,7 @@ def greedy(seed: str, count: int) -> str:
     return "".join(out)
 
 
+@pytest.mark.slow
 def test_a_refused_play_stores_nothing(db: str) -> None:
     """13.1: a refused ``play`` leaves no new empty game for ``play`` and ``hint`` to pick."""
     bad = run_cli("play", "--db", db, "--seed", "zz", "--moves", "Q", env=ANN)
@@ -66,6 +67,7 @@ def test_a_refused_play_stores_nothing(db: str) -> None:
     assert "no unfinished game to hint" in hint.stderr
 
 
+@pytest.mark.slow
 def test_play_and_hint_resume_the_current_players_game(db: str) -> None:
     """13.2: after autoplay, plain ``play`` (and ``hint``) take the player's own game."""
     mine = run_cli("play", "--db", db, "--seed", "mine", "--moves", "L", env=ANN)
@@ -117,6 +119,7 @@ def test_best_in_play_is_the_players_own(tmp_path: Path) -> None:
         assert seen == [old.state.score]
 
 
+@pytest.mark.slow
 def test_imported_games_keep_their_records_dates(db: str, tmp_path: Path) -> None:
     """13.4: ``list`` and ``show`` give the record's own start and end, not the import time."""
     letters = greedy("dated", 10_000)
@@ -148,6 +151,7 @@ def test_imported_games_keep_their_records_dates(db: str, tmp_path: Path) -> Non
     assert shown[1].endswith("(its record gives no start or end time)")
 
 
+@pytest.mark.slow
 def test_list_with_no_match_says_so(db: str) -> None:
     """13.5: a filter that matches nothing is not an empty database."""
     assert run_cli("play", "--db", db, "--seed", "one", "--moves", "L", env=ANN).returncode == 0

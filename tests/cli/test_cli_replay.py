@@ -32,6 +32,7 @@ def test_json_lines_equal_the_library_replay(path: Path) -> None:
     assert lines[0]["spawn"] is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", RECORDS, ids=lambda p: p.name)
 def test_at_prints_the_step(path: Path) -> None:
     steps = steps_of(path)
@@ -65,6 +66,7 @@ def test_invalid_record_prints_valid_steps_then_the_reason() -> None:
     assert "outside" in out_of_range.stderr
 
 
+@pytest.mark.slow
 def test_stored_game_and_jsonl_line(tmp_path: Path) -> None:
     db = str(tmp_path / "r.sqlite3")
     run_cli("import", "--db", db, str(EXAMPLES / "games.jsonl"))

@@ -36,6 +36,7 @@ def test_scripted_play_stores_every_move_and_prints_the_board(db: str) -> None:
     assert data["final_board"] == state.board.to_rows()
 
 
+@pytest.mark.slow
 def test_scripted_play_refuses_a_null_move_and_keeps_the_ones_before(db: str) -> None:
     state = GameState.new("null-1")  # UP does nothing on this opening
     down = "D" if state.board.slide(Direction.DOWN).changed else "L"
@@ -52,6 +53,7 @@ def test_scripted_play_refuses_a_null_move_and_keeps_the_ones_before(db: str) ->
     assert Record("null-1", log, 0).moves == log
 
 
+@pytest.mark.slow
 def test_play_resumes_the_latest_unfinished_game(db: str) -> None:
     run_cli("play", "--db", db, "--seed", "first", "--moves", "L")
     state = expected_after("first", "L")
@@ -72,6 +74,7 @@ def test_bad_moves_letter_and_conflicting_options_are_usage_errors(db: str) -> N
     assert "cannot be combined" in result.stderr
 
 
+@pytest.mark.slow
 def test_unknown_game_exits_1(db: str) -> None:
     for args in (["show", "42"], ["export", "42"], ["play", "--game", "42", "--moves", "L"]):
         result = run_cli(*args, "--db", db)
@@ -79,6 +82,7 @@ def test_unknown_game_exits_1(db: str) -> None:
         assert result.stderr.strip() == "twenty48: error: no game with id 42"
 
 
+@pytest.mark.slow
 def test_unusable_databases_exit_2(tmp_path: Path) -> None:
     garbage = tmp_path / "garbage.db"
     garbage.write_bytes(b"\x00garbage" * 1000)
@@ -109,6 +113,7 @@ def test_env_var_and_where(tmp_path: Path) -> None:
     assert path.exists()
 
 
+@pytest.mark.slow
 def test_export_import_round_trip_through_files(db: str, tmp_path: Path) -> None:
     run_cli("play", "--db", db, "--seed", "round", "--moves", "LDLDLDRD")
     imported = run_cli("import", "--db", db, str(EXAMPLES / "games.jsonl"))
@@ -148,6 +153,7 @@ def test_import_reports_each_rejected_record(db: str) -> None:
     assert len(listed) == 1
 
 
+@pytest.mark.slow
 def test_check_detects_a_tampered_projection(db: str) -> None:
     run_cli("play", "--db", db, "--seed", "check", "--moves", "LDLD")
     assert run_cli("check", "--db", db).returncode == 0
@@ -162,6 +168,7 @@ def test_check_detects_a_tampered_projection(db: str) -> None:
     assert any("projection score" in p for p in report["problems"])
 
 
+@pytest.mark.slow
 def test_list_and_stats(db: str) -> None:
     run_cli("import", "--db", db, str(EXAMPLES / "games.jsonl"))
     run_cli("play", "--db", db, "--seed", "live", "--moves", "LD")
@@ -178,6 +185,7 @@ def test_list_and_stats(db: str) -> None:
     assert "best score" in text
 
 
+@pytest.mark.slow
 def test_a_database_path_that_is_not_a_regular_file_is_refused_and_kept(tmp_path: Path) -> None:
     """A FIFO (like a device) reports size 0: it counted as a new database and a fresh
     one was renamed over it (as root, ``--db /dev/null`` replaced the device node)."""
@@ -202,6 +210,7 @@ def test_a_database_path_that_is_not_a_regular_file_is_refused_and_kept(tmp_path
         listener.close()
 
 
+@pytest.mark.slow
 def test_side_files_that_are_not_regular_files_are_refused(db: str, tmp_path: Path) -> None:
     """A FIFO named like the database's -journal hung every command (SQLite opened it
     to look for a hot journal); a -wal link would lead SQLite's writes elsewhere."""
@@ -224,6 +233,7 @@ def test_side_files_that_are_not_regular_files_are_refused(db: str, tmp_path: Pa
     assert victim.read_bytes() == b"precious"
 
 
+@pytest.mark.slow
 def test_a_database_reached_through_a_link_is_made_where_the_link_leads(tmp_path: Path) -> None:
     target = tmp_path / "real.sqlite3"
     target.touch()
@@ -241,6 +251,7 @@ def test_a_database_reached_through_a_link_is_made_where_the_link_leads(tmp_path
     assert "symbolic link to nothing" in result.stderr
 
 
+@pytest.mark.slow
 def test_a_plain_path_is_the_file_name_whatever_it_holds(tmp_path: Path) -> None:
     """'?' and '%' in a plain path were read as URL syntax: the checks ran on one file
     and SQLite opened another ('g?mode=memory&uri=true' played into an in-memory database,
@@ -265,6 +276,7 @@ def test_options_in_an_sqlite_url_are_refused(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_a_giant_stored_value_is_refused_not_loaded(db: str) -> None:
     """SQLite allows 1 GB values and does not enforce VARCHAR(n); a 100 MB player made
     ``show`` take about 5x the file in memory.  Every connection caps values at 64 MiB."""
@@ -316,6 +328,7 @@ def _hot_journal(original: bytes, page_size: int, pages: list[int]) -> bytes:
     return header.ljust(512, b"\0") + records
 
 
+@pytest.mark.slow
 def test_a_rollback_journal_next_to_the_database_is_refused(db: str, tmp_path: Path) -> None:
     """The checks read the main file alone; the first writing connection then rolled the
     journal back into it: a hand-made journal put back a trigger, which ran on the first move

@@ -55,6 +55,7 @@ def on_a_terminal(columns: int, *args: str) -> str:
     return b"".join(chunks).decode("utf-8").replace("\r\n", "\n")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", ["en", "da"])
 @pytest.mark.parametrize("columns", [80, 60, 40])
 def test_messages_wrap_between_words_on_a_terminal(tmp_path: Path, columns: int, lang: str) -> None:

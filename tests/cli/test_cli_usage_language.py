@@ -50,6 +50,7 @@ def test_click_usage_errors_are_danish_in_danish(args: list[str], command: str |
     assert line.endswith(f"(se '{where} -h')"), line
 
 
+@pytest.mark.slow
 def test_click_usage_errors_in_danish_read_as_expected() -> None:
     """A few whole lines, so the translation says what click said."""
     expected = {

@@ -138,6 +138,7 @@ def test_jsonl_example_file_is_all_valid() -> None:
     assert all(": valid:" in line for line in result.stdout.splitlines())
 
 
+@pytest.mark.slow
 def test_huge_inputs_are_refused_quickly(tmp_path: Path) -> None:
     huge = tmp_path / "huge.json"
     with huge.open("wb") as f:

@@ -125,6 +125,7 @@ def test_a_refusing_or_garbled_server_is_said_in_danish(
     assert english not in sagt
 
 
+@pytest.mark.slow
 def test_an_unreachable_server_is_said_in_danish(tmp_path: Path) -> None:
     url = f"http://127.0.0.1:{_free_port()}"
     code, said = _play(url, tmp_path)
@@ -153,6 +154,7 @@ def test_a_bad_server_url_is_said_in_danish(tmp_path: Path, url: str, danish: st
     assert "is not a server URL" not in sagt
 
 
+@pytest.mark.slow
 def test_a_kept_secret_open_to_others_is_said_in_danish(tmp_path: Path) -> None:
     url = f"http://127.0.0.1:{_free_port()}"
     digest = hashlib.sha256(f"{url}\nzoe".encode()).hexdigest()
@@ -168,6 +170,7 @@ def test_a_kept_secret_open_to_others_is_said_in_danish(tmp_path: Path) -> None:
     assert sagt == f"twenty48: fejl: {secret}: kan læses af andre (tilstand 644)\n"
 
 
+@pytest.mark.slow
 def test_a_port_in_use_is_said_in_danish(tmp_path: Path) -> None:
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
@@ -186,6 +189,7 @@ def test_a_port_in_use_is_said_in_danish(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_an_unreachable_scheduler_is_said_in_danish() -> None:
     pytest.importorskip("distributed")
     address = f"tcp://127.0.0.1:{_free_port()}"

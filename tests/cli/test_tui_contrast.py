@@ -189,6 +189,7 @@ async def back(app: App[Any], pilot: Pilot[Any]) -> None:
         await pilot.pause()
 
 
+@pytest.mark.slow
 @DEPTHS
 @pytest.mark.parametrize("size", [(80, 24), (40, 15)], ids=["80x24", "40x15"])
 def test_the_game_and_its_dialogs_read_at_4_5_to_1(
@@ -217,6 +218,7 @@ def test_the_game_and_its_dialogs_read_at_4_5_to_1(
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.slow
 @DEPTHS
 def test_the_replay_viewer_and_its_dialogs_read_at_4_5_to_1(
     monkeypatch: pytest.MonkeyPatch, term: str, system: ColorSystem
@@ -238,6 +240,7 @@ def test_the_replay_viewer_and_its_dialogs_read_at_4_5_to_1(
     assert not (problems := check(app, system, scenarios, (80, 24))), "\n".join(problems)
 
 
+@pytest.mark.slow
 @DEPTHS
 def test_the_replay_markers_read_at_4_5_to_1(
     monkeypatch: pytest.MonkeyPatch, term: str, system: ColorSystem

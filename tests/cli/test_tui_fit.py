@@ -402,6 +402,7 @@ def finished_fair_game(server: ServerProcess) -> RemoteSession:
     return RemoteSession(game)
 
 
+@pytest.mark.slow
 @BOTH
 def test_a_fair_games_game_over_card_offers_only_end_and_sign(
     tmp_path: Path, server: ServerProcess, language: str
@@ -424,6 +425,7 @@ def test_a_fair_games_game_over_card_offers_only_end_and_sign(
         run(app, (80, 24), scenario)
 
 
+@pytest.mark.slow
 @BOTH
 def test_q_in_a_fair_game_asks_before_ending_and_signing(
     tmp_path: Path, server: ServerProcess, language: str
@@ -491,6 +493,7 @@ def test_the_fair_help_says_why_hints_are_off(
     run(app, (40, 15), scenario)
 
 
+@pytest.mark.slow
 @BOTH
 @EACH_SIZE
 def test_after_game_over_move_and_hint_show_as_unavailable(
@@ -543,6 +546,7 @@ def box_words(app: App[Any], box: ScoreBox) -> str:
     ).strip()
 
 
+@pytest.mark.slow
 @BOTH
 @EACH_SIZE
 def test_the_replay_boxes_show_their_whole_text(size: tuple[int, int], language: str) -> None:
@@ -566,6 +570,7 @@ def test_the_replay_boxes_show_their_whole_text(size: tuple[int, int], language:
     run(app, size, scenario)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("language", ["da"], indirect=True)
 def test_danish_dialogs_name_the_escape_key_in_danish(tmp_path: Path, language: str) -> None:
     """Issue 20 s.3: the fair game's confirm dialog said "(escape)" in Danish; so did the help."""

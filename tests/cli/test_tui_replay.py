@@ -143,6 +143,7 @@ def test_arrows_and_hl_step_forward_and_back() -> None:
     drive(LONG, scenario)
 
 
+@pytest.mark.slow
 def test_pages_and_home_end_jump() -> None:
     async def scenario(app: ReplayApp, pilot: Pilot[None]) -> None:
         last = app.timeline.last
@@ -167,6 +168,7 @@ def test_pages_and_home_end_jump() -> None:
     drive(LONG, scenario)
 
 
+@pytest.mark.slow
 def test_goto_prompt_jumps_and_goes_back() -> None:
     async def scenario(app: ReplayApp, pilot: Pilot[None]) -> None:
         await pilot.press("g")
@@ -185,6 +187,7 @@ def test_goto_prompt_jumps_and_goes_back() -> None:
     drive(LONG, scenario)
 
 
+@pytest.mark.slow
 def test_goto_rejects_bad_input_and_escape_cancels() -> None:
     async def scenario(app: ReplayApp, pilot: Pilot[None]) -> None:
         await pilot.press("pagedown")
@@ -219,6 +222,7 @@ def test_parse_step() -> None:
 # ---------------------------------------------------------------------- autoplay
 
 
+@pytest.mark.slow
 def test_space_plays_and_pauses() -> None:
     async def scenario(app: ReplayApp, pilot: Pilot[None]) -> None:
         screen = app.replay_screen
@@ -241,6 +245,7 @@ def test_space_plays_and_pauses() -> None:
     drive(LONG, scenario)
 
 
+@pytest.mark.slow
 def test_speed_keys_change_the_pace() -> None:
     async def scenario(app: ReplayApp, pilot: Pilot[None]) -> None:
         screen = app.replay_screen
@@ -259,6 +264,7 @@ def test_speed_keys_change_the_pace() -> None:
     drive(LONG, scenario)
 
 
+@pytest.mark.slow
 def test_autoplay_stops_at_the_end_and_restarts_from_the_opening(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -282,6 +288,7 @@ def test_autoplay_stops_at_the_end_and_restarts_from_the_opening(
     drive(LONG, scenario)
 
 
+@pytest.mark.slow
 def test_dialogs_pause_autoplay() -> None:
     async def scenario(app: ReplayApp, pilot: Pilot[None]) -> None:
         screen = app.replay_screen
@@ -303,6 +310,7 @@ def test_dialogs_pause_autoplay() -> None:
 # ---------------------------------------------------------------------- markers
 
 
+@pytest.mark.slow
 def test_winning_move_is_marked() -> None:
     async def scenario(app: ReplayApp, pilot: Pilot[None]) -> None:
         screen = app.replay_screen
@@ -351,6 +359,7 @@ def test_end_of_a_game_that_is_over() -> None:
     drive(VALID, scenario)
 
 
+@pytest.mark.slow
 def test_invalid_record_shows_the_reason_and_stops_before_the_bad_move() -> None:
     async def scenario(app: ReplayApp, pilot: Pilot[None]) -> None:
         screen = app.replay_screen
@@ -395,6 +404,7 @@ def test_everything_fits_80x24() -> None:
     drive(SWAPPED, scenario)
 
 
+@pytest.mark.slow
 def test_help_opens_and_q_quits() -> None:
     async def scenario(app: ReplayApp, pilot: Pilot[None]) -> None:
         await pilot.press("question_mark")

@@ -416,6 +416,7 @@ json_values = st.recursive(
 )
 
 
+@pytest.mark.slow
 @given(st.dictionaries(st.text(max_size=4), json_values, max_size=5))
 def test_canonical_bytes_agree_with_the_spec_implementation(value: dict[str, Any]) -> None:
     try:

@@ -41,6 +41,7 @@ def test_corpus_outcomes(store: Store) -> None:
     assert outcomes == {"valid", "invalid", "unreadable"}
 
 
+@pytest.mark.slow
 def test_cli_on_a_batch_of_mutants_exits_1_or_2_without_traceback(tmp_path: Path) -> None:
     rng = random.Random(2048)
     batch = tmp_path / "mutants.jsonl"
@@ -60,6 +61,7 @@ def test_cli_on_a_batch_of_mutants_exits_1_or_2_without_traceback(tmp_path: Path
     assert after == digest  # rejections and duplicates changed nothing
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
 def test_cli_scenarios_keep_every_promise(scenario: str, tmp_path: Path) -> None:
     """A few cases of each hostile CLI scenario (tests/support/fuzz_records.py runs more)."""

@@ -202,6 +202,7 @@ def finished_game(store: Store, seed: str) -> int:
     return session.id
 
 
+@pytest.mark.slow
 @BOTH
 def test_play_game_over_and_rules_in_each_language(tmp_path: Path, language: str) -> None:
     expected = EXPECTED[language]

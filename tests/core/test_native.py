@@ -383,6 +383,7 @@ def test_fast_helpers_match_their_definitions() -> None:
 # ---------------------------------------------------------------- the command line, both engines
 
 
+@pytest.mark.slow
 def test_cli_output_is_the_same_with_either_engine(tmp_path: Any) -> None:
     """verify --json, replay --json and --frames: the same bytes and exit codes either way."""
     from support.common import EXAMPLES, VECTORS, run_cli
@@ -406,6 +407,7 @@ def test_cli_output_is_the_same_with_either_engine(tmp_path: Any) -> None:
         assert strip.sub("", native_run.stderr) == strip.sub("", python_run.stderr), command
 
 
+@pytest.mark.slow
 def test_engine_choice_is_reported_and_checked() -> None:
     from support.common import EXAMPLES, run_cli
 

@@ -89,6 +89,7 @@ def test_stdin_detection_follows_the_nesting_and_value_limits() -> None:
     assert not is_one_json_value(b"\xff")
 
 
+@pytest.mark.slow
 @given(jt.json_values)
 def test_value_count_is_exact(value: tuple[str, bool]) -> None:
     text = value[0]
@@ -110,6 +111,7 @@ def test_value_count_is_exact(value: tuple[str, bool]) -> None:
     assert count_values(data) >= truth
 
 
+@pytest.mark.slow
 def test_value_limit_edges() -> None:
     head = b'{"format":"twenty48-record","version":1,"seed":"s","moves":"","score":0,"x":['
     at = head + b",".join([b"[]"] * (MAX_VALUES - 7)) + b"]}"

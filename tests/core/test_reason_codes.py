@@ -109,6 +109,7 @@ def verify_in(language: str, *args: str) -> tuple[int, str, str]:
     return result.returncode, result.stdout, result.stderr
 
 
+@pytest.mark.slow
 def test_json_is_byte_identical_in_english_and_danish(tmp_path: Path) -> None:
     inputs = [str(path) for path in record_inputs()]
     english = verify_in("en", "--json", "--trust", str(FAIR / "key.pem"), *inputs)
@@ -147,6 +148,7 @@ def test_danish_fair_reasons_are_danish() -> None:
         assert english not in out
 
 
+@pytest.mark.slow
 def test_danish_import_refusal_is_danish(tmp_path: Path) -> None:
     result = run_cli(
         "--lang",

@@ -156,6 +156,7 @@ json_values = st.recursive(
 )
 
 
+@pytest.mark.slow
 @given(
     st.dictionaries(
         st.sampled_from(
@@ -216,6 +217,7 @@ def test_nesting_limit() -> None:
 METADATA_KEYS = ["player", "started", "finished", "client", "notes"]
 
 
+@pytest.mark.slow
 @given(
     st.dictionaries(st.sampled_from(METADATA_KEYS), jt.ANY_TEXT, max_size=5),
     st.dictionaries(

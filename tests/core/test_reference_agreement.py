@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from support import reference_impl as ref
 
 from twenty48_replay import Board, Record, replay
@@ -44,6 +45,7 @@ def random_moves(seed: str, chooser: random.Random) -> str:
         state = (moved & rows.STATE_MASK) + rows.SPAWN_ADD[value.bit_length() - 1][cell]
 
 
+@pytest.mark.slow
 def test_ten_thousand_random_games_agree() -> None:
     chooser = random.Random(20261130)
     total_moves = 0

@@ -64,6 +64,7 @@ def check_evidence(db: Path, line: str, server: HostileServer) -> None:
     assert "token-1" not in json.dumps(document)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lie", [None, *LIES])
 def test_play_server_moves_stops_at_the_first_lie(lie: str | None, tmp_path: Path) -> None:
     db = tmp_path / "local.sqlite3"
@@ -102,6 +103,7 @@ def test_play_server_moves_stops_at_the_first_lie(lie: str | None, tmp_path: Pat
         assert server.requests[-1][1] == "/api/games"  # the game was not even started
 
 
+@pytest.mark.slow
 def test_evidence_command_lists_and_prints_a_report(tmp_path: Path) -> None:
     db = tmp_path / "local.sqlite3"
     with HostileServer("false-won") as server:
@@ -174,6 +176,7 @@ def play_in_the_tui(
     return seen
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lie", [None, *LIES])
 def test_the_tui_stops_at_the_first_lie(lie: str | None, tmp_path: Path) -> None:
     db = tmp_path / "local.sqlite3"
@@ -204,6 +207,7 @@ def test_the_tui_stops_at_the_first_lie(lie: str | None, tmp_path: Path) -> None
         assert raw_controls(seen["info"]) == []
 
 
+@pytest.mark.slow
 def test_evidence_text_from_the_server_reaches_the_terminal_escaped(tmp_path: Path) -> None:
     """The verdict, the server's URL and every answer are the server's text: escaped in the
     listing, and JSON (with those characters as \\uXXXX) in a report."""
@@ -228,6 +232,7 @@ def test_evidence_text_from_the_server_reaches_the_terminal_escaped(tmp_path: Pa
     assert json.loads(shown.stdout) == document
 
 
+@pytest.mark.slow
 def test_evidence_lists_a_verdict_without_a_readable_code_in_its_stored_words(
     tmp_path: Path,
 ) -> None:

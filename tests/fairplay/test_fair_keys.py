@@ -242,6 +242,7 @@ def test_key_set_cases_cover_rotation_and_revocation() -> None:
     assert "revoked: the key file was copied" in revoked["reasons"][0]
 
 
+@pytest.mark.slow
 def test_cli_verify_trust_key_set_from_a_file_and_a_url(
     cli: Any, key_server: tuple[str, dict[str, Any]]
 ) -> None:

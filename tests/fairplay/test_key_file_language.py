@@ -88,6 +88,7 @@ def test_key_file_error_keeps_english_for_machines_and_translates_for_people() -
         i18n.set_language(i18n.ENGLISH)
 
 
+@pytest.mark.slow
 def test_the_server_s_own_key_file_is_refused_in_danish(tmp_path: Path) -> None:
     """``serve --key`` with a key file it cannot use: the one line in the reader's language."""
     from support.server_harness import free_port

@@ -5,6 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
 from PIL import Image
 from support.common import EXAMPLES, ROOT, run_cli
 
@@ -25,6 +26,7 @@ def svg_cells(path: Path) -> list[int]:
     return cells
 
 
+@pytest.mark.slow
 def test_svg_of_a_record_file_at_a_step(tmp_path: Path) -> None:
     path = ROOT / "tests" / "data" / "long-2000.json"
     steps = list(replay(Record.from_json(path.read_text())))
@@ -35,6 +37,7 @@ def test_svg_of_a_record_file_at_a_step(tmp_path: Path) -> None:
         assert svg_cells(out) == list(steps[int(at)].board)
 
 
+@pytest.mark.slow
 def test_svg_of_a_stored_game_to_stdout(tmp_path: Path) -> None:
     db = str(tmp_path / "p.sqlite3")
     run_cli("import", "--db", db, str(EXAMPLES / "valid.json"))
@@ -46,6 +49,7 @@ def test_svg_of_a_stored_game_to_stdout(tmp_path: Path) -> None:
     assert svg_cells(out) == list(last.board)
 
 
+@pytest.mark.slow
 def test_gif_frames_and_range(tmp_path: Path) -> None:
     out = tmp_path / "replay.gif"
     result = run_cli(
@@ -67,6 +71,7 @@ def test_gif_frames_and_range(tmp_path: Path) -> None:
         assert image.info["duration"] == 50
 
 
+@pytest.mark.slow
 def test_picture_errors_are_usage_errors(tmp_path: Path) -> None:
     # A long path: usage errors stay on one line however long the message is.
     deep = tmp_path / ("long-directory-name-" * 4) / ("nested-" * 8)

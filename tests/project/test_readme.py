@@ -88,6 +88,7 @@ def test_readme_command_works_as_written(
     assert problem is None, problem
 
 
+@pytest.mark.slow
 def test_pytest_lists_skipped_tests_with_their_reasons(tmp_path: Path) -> None:
     """The project's pytest configuration prints each skip's reason in the summary."""
     (tmp_path / "test_skips.py").write_text(

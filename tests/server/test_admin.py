@@ -35,6 +35,7 @@ def board_ids(client: Client) -> list[int]:
     return [row["id"] for row in client.leaderboard(100)["games"]]
 
 
+@pytest.mark.slow
 def test_hide_ban_and_the_log_while_the_server_runs(db: str, tmp_path: Path) -> None:
     with ServerProcess(db, tmp_path, "--no-analysis") as server:
         client = Client(server.url)
@@ -147,6 +148,7 @@ def execute(db: str, statement: str) -> None:
         engine.dispose()
 
 
+@pytest.mark.slow
 def test_admin_never_makes_a_new_database(tmp_path: Path) -> None:
     # Without the server's --db (or with a typo in it) an action would land in a new,
     # empty database and report success there: refused, naming the file, nothing made.

@@ -243,6 +243,7 @@ def test_a_version_2_database_is_upgraded_and_analysed_again(db: str) -> None:
     assert fetch(db, "SELECT COUNT(*) FROM bot_signals") == [(0,)]
 
 
+@pytest.mark.slow
 def test_signals_round_trip_and_hostile_rungs_are_left_out(db: str, tmp_path: Path) -> None:
     """The detail comes back as stored; a damaged ``rungs`` text is read as no rungs."""
     with ServerProcess(db, tmp_path, *SCRIPTED, "--no-analysis") as running:
@@ -327,6 +328,7 @@ def analysed_at(db: str) -> dict[int, int | None]:
     }
 
 
+@pytest.mark.slow
 def test_a_leaderboard_game_is_analysed_before_a_flood_that_finished_first(
     db: str, tmp_path: Path
 ) -> None:
@@ -349,6 +351,7 @@ def test_a_leaderboard_game_is_analysed_before_a_flood_that_finished_first(
     assert earlier == [], f"flood games analysed first: {earlier}"
 
 
+@pytest.mark.slow
 def test_a_leaderboard_game_overtakes_a_flood_while_the_server_runs(
     db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -382,6 +385,7 @@ def test_a_leaderboard_game_overtakes_a_flood_while_the_server_runs(
     assert board["bot_thresholds"]["analysis_positions"] == 25
 
 
+@pytest.mark.slow
 def test_short_games_are_settled_without_a_search(tmp_path: Path) -> None:
     db = str(tmp_path / "server.sqlite3")
     with ServerProcess(db, tmp_path, *SCRIPTED) as running:
@@ -399,6 +403,7 @@ def test_short_games_are_settled_without_a_search(tmp_path: Path) -> None:
     assert connection.execute("SELECT DISTINCT engine_checked FROM fair_games").fetchall() == [(0,)]
 
 
+@pytest.mark.slow
 def test_suspects_lists_leaderboard_games_by_signal(tmp_path: Path) -> None:
     """The library function for ``admin suspects``: the solver's game first, flagged."""
     from support.bot_players import solver_strategy

@@ -93,6 +93,7 @@ def wait_for_line(read: Callable[[], str], marker: str) -> str:
 # ------------------------------------------------------------------ playing through the proxy
 
 
+@pytest.mark.slow
 def test_a_scripted_game_and_its_verification_through_tls(
     trust_proxy: NginxProcess, tmp_path: Path
 ) -> None:
@@ -110,6 +111,7 @@ def test_a_scripted_game_and_its_verification_through_tls(
     assert (result["valid"], result["fair"], result["signature"]) == (True, "fair", "checked")
 
 
+@pytest.mark.slow
 def test_an_untrusted_certificate_is_refused_cleanly(
     deployed: tuple[ServerProcess, NginxProcess], tmp_path: Path
 ) -> None:
@@ -142,6 +144,7 @@ def test_the_python_client_plays_a_fair_game_through_the_proxy(trust_proxy: Ngin
     client.close()
 
 
+@pytest.mark.slow
 def test_the_play_page_works_through_the_proxy(
     deployed: tuple[ServerProcess, NginxProcess],
     new_browser_page: Callable[..., BrowserPage],
@@ -327,6 +330,7 @@ def test_the_systemd_unit_verifies(tmp_path: Path) -> None:
     assert problems == []
 
 
+@pytest.mark.slow
 def test_the_systemd_units_command_starts_serve(tmp_path: Path) -> None:
     command = unit_exec_start()
     args = command[2:]

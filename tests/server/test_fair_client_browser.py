@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     pass
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lie", [None, *LIES])
 def test_the_play_page_reaches_the_same_verdict(
     lie: str | None, browser_page: BrowserPage, tmp_path: Path

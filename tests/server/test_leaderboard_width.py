@@ -42,6 +42,7 @@ MEASURE = """() => {
 }"""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("language", ["en", "da"])
 @pytest.mark.parametrize("width", [420, 360])
 def test_the_leaderboard_fits_a_phone(

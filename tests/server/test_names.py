@@ -98,6 +98,7 @@ def test_look_alikes_share_a_key() -> None:
 # ------------------------------------------------------------ a real server
 
 
+@pytest.mark.slow
 def test_registrations_are_rate_limited_per_address(tmp_path: Path) -> None:
     """The default register-name limit: a burst of 5 from one address, then 429 with a wait."""
     with ServerProcess(str(tmp_path / "limited.sqlite3"), tmp_path, "--no-analysis") as server:
@@ -111,6 +112,7 @@ def test_registrations_are_rate_limited_per_address(tmp_path: Path) -> None:
         assert "secret" not in json.dumps(answer)
 
 
+@pytest.mark.slow
 def test_a_registered_name_belongs_to_its_secret(db: str, tmp_path: Path) -> None:
     with ServerProcess(db, tmp_path, "--no-analysis", *MANY_NAMES) as server:
         http = Exchange(server.url)
@@ -196,6 +198,7 @@ def database_text(db: str) -> str:
         engine.dispose()
 
 
+@pytest.mark.slow
 def test_registered_only_ranks_registered_names(db: str, tmp_path: Path) -> None:
     with ServerProcess(db, tmp_path, "--no-analysis", "--registered-only", *MANY_NAMES) as server:
         client = Client(server.url)
@@ -208,6 +211,7 @@ def test_registered_only_ranks_registered_names(db: str, tmp_path: Path) -> None
         client.close()
 
 
+@pytest.mark.slow
 def test_racing_registrations_give_one_owner(tmp_path: Path) -> None:
     """Two processes on one PostgreSQL: of many registrations of one name at once, one wins.
 

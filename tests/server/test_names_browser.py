@@ -12,6 +12,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from support.browser import BrowserPage
 from support.pages import settled
 from support.server_harness import ServerProcess
@@ -31,6 +32,7 @@ def start(browser_page: BrowserPage, url: str, *, register: bool) -> None:
     settled(page)
 
 
+@pytest.mark.slow
 def test_the_play_page_registers_and_reuses_a_name(
     new_browser_page: Callable[..., BrowserPage], tmp_path: Path
 ) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
+import pytest
 from support.common import run_cli
 from support.server_harness import ServerProcess
 
@@ -38,6 +39,7 @@ def play(url: str, data: Path, local_db: Path, *args: str) -> tuple[int, str]:
     return result.returncode, out
 
 
+@pytest.mark.slow
 def test_register_then_reuse_the_kept_secret(tmp_path: Path) -> None:
     with ServerProcess(str(tmp_path / "server.sqlite3"), tmp_path, "--no-analysis") as server:
         mine, theirs = tmp_path / "mine", tmp_path / "theirs"

@@ -126,6 +126,7 @@ def test_collisions_need_not_be_transitive() -> None:
 # ------------------------------------------------------------ a real server
 
 
+@pytest.mark.slow
 def test_written_look_alikes_are_refused(db: str, tmp_path: Path) -> None:
     with ServerProcess(db, tmp_path, "--no-analysis", *MANY_NAMES) as server:
         http = Exchange(server.url)
@@ -159,6 +160,7 @@ def test_written_look_alikes_are_refused(db: str, tmp_path: Path) -> None:
         assert "internal error" not in server.log_text()
 
 
+@pytest.mark.slow
 def test_either_order_and_the_non_transitive_case(db: str, tmp_path: Path) -> None:
     """The look-alike registered first owns it; two that both look like alice both register."""
     with ServerProcess(db, tmp_path, "--no-analysis", *MANY_NAMES) as server:
@@ -179,6 +181,7 @@ def test_either_order_and_the_non_transitive_case(db: str, tmp_path: Path) -> No
         client.close()
 
 
+@pytest.mark.slow
 def test_racing_look_alikes_give_one_owner(tmp_path: Path) -> None:
     """Two processes on one PostgreSQL register names that pairwise collide, each only by
     some of their keys: exactly one wins, the rest get 409, never a 500."""

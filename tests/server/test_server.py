@@ -39,6 +39,7 @@ def sqlite_server(tmp_path: Path) -> Iterator[ServerProcess]:
         yield running
 
 
+@pytest.mark.slow
 def test_fair_game_end_to_end(server: ServerProcess, tmp_path: Path) -> None:
     client = Client(server.url)
     game = RemoteGame(client, "ann")
@@ -76,6 +77,7 @@ def test_fair_game_end_to_end(server: ServerProcess, tmp_path: Path) -> None:
     client.close()
 
 
+@pytest.mark.slow
 def test_move_semantics(server: ServerProcess) -> None:
     client = Client(server.url)
     created = client.new_game("bob")
@@ -183,6 +185,7 @@ BAD_REQUESTS: list[tuple[str, str, bytes | None, dict[str, str]]] = [
 ]
 
 
+@pytest.mark.slow
 def test_bad_requests_get_a_json_4xx(server: ServerProcess) -> None:
     client = Client(server.url)
     created = client.new_game("carol")
@@ -202,6 +205,7 @@ def test_bad_requests_get_a_json_4xx(server: ServerProcess) -> None:
     client.close()
 
 
+@pytest.mark.slow
 def test_self_seeded_records_are_listed_apart(server: ServerProcess) -> None:
     client = Client(server.url)
     valid = (EXAMPLES / "valid.json").read_bytes()
@@ -230,6 +234,7 @@ def test_self_seeded_records_are_listed_apart(server: ServerProcess) -> None:
     client.close()
 
 
+@pytest.mark.slow
 def test_leaderboard_one_per_player_and_tie_breaks(db: str, tmp_path: Path) -> None:
     """Ties are made in the database directly (random server seeds cannot be steered)."""
     from twenty48_replay.core.board import Board
@@ -279,6 +284,7 @@ def test_leaderboard_one_per_player_and_tie_breaks(db: str, tmp_path: Path) -> N
     ]
 
 
+@pytest.mark.slow
 def test_server_seed_never_leaks_before_finish(db: str, tmp_path: Path) -> None:
     seen: list[tuple[float, str]] = []  # (time, everything a response carried)
 
@@ -353,6 +359,7 @@ def test_server_seed_never_leaks_before_finish(db: str, tmp_path: Path) -> None:
     assert "POST /api/games" in log  # the log was on and captured
 
 
+@pytest.mark.slow
 def test_well_known_key_and_openapi(server: ServerProcess, db: str, tmp_path: Path) -> None:
     client = Client(server.url)
     key = client.key()
@@ -372,6 +379,7 @@ def test_well_known_key_and_openapi(server: ServerProcess, db: str, tmp_path: Pa
     client.close()
 
 
+@pytest.mark.slow
 def test_bot_signals_on_the_leaderboard(db: str, tmp_path: Path) -> None:
     args = ("--bot-match-rate", "0.0", "--bot-min-moves", "1")
     with ServerProcess(db, tmp_path, *args) as running:
@@ -391,6 +399,7 @@ def test_bot_signals_on_the_leaderboard(db: str, tmp_path: Path) -> None:
     assert entry["suspected_bot"] is True
 
 
+@pytest.mark.slow
 def test_play_server_scripted(server: ServerProcess, tmp_path: Path) -> None:
     local = str(tmp_path / "local.sqlite3")
     result = run_cli(
@@ -413,6 +422,7 @@ def test_play_server_scripted(server: ServerProcess, tmp_path: Path) -> None:
     assert "Traceback" not in bad.stderr
 
 
+@pytest.mark.slow
 def test_sqlite_database_is_readable_by_plain_sqlite(sqlite_server: ServerProcess) -> None:
     server = sqlite_server
     game = RemoteGame(Client(server.url), "gus")
@@ -422,6 +432,7 @@ def test_sqlite_database_is_readable_by_plain_sqlite(sqlite_server: ServerProces
     connection.close()
 
 
+@pytest.mark.slow
 def test_dropped_connection_retry_does_not_double(server: ServerProcess) -> None:
     """A move whose answer is lost is sent again with the same n: applied once."""
     client = Client(server.url)
@@ -452,6 +463,7 @@ def test_dropped_connection_retry_does_not_double(server: ServerProcess) -> None
     assert letters[:-1] == game.letters
 
 
+@pytest.mark.slow
 def test_a_version_1_database_is_upgraded_and_served(tmp_path: Path) -> None:
     """A database of schema version 1 (before the server's tables) is upgraded and served."""
     from twenty48_replay.store.dialects import install_triggers
@@ -478,6 +490,7 @@ def test_a_version_1_database_is_upgraded_and_served(tmp_path: Path) -> None:
     assert version.fetchall() == [(str(SCHEMA_VERSION),)]
 
 
+@pytest.mark.slow
 def test_a_lost_answer_is_retried_with_the_same_n(server: ServerProcess) -> None:
     """The server commits a move, the answer is lost on the way: the client sends the
     same n again on a new connection and gets the same answer; the move is stored once."""
@@ -497,6 +510,7 @@ def test_a_lost_answer_is_retried_with_the_same_n(server: ServerProcess) -> None
     proxy.close()
 
 
+@pytest.mark.slow
 def test_serve_refuses_unusable_settings_in_one_line(
     sqlite_server: ServerProcess, tmp_path: Path
 ) -> None:
@@ -544,6 +558,7 @@ def _alive(pid: int) -> bool:
     return stat.rpartition(")")[2].split()[0] != "Z"
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_serve_quietly_after_an_analysed_game(tmp_path: Path) -> None:
     """Ctrl-C reaches the analysis worker too (one process group): it must ignore it,
     so the log has no worker traceback, and serve exits 0."""
@@ -558,6 +573,7 @@ def test_ctrl_c_stops_serve_quietly_after_an_analysed_game(tmp_path: Path) -> No
     assert "KeyboardInterrupt" not in log, log
 
 
+@pytest.mark.slow
 def test_the_analysis_worker_exits_when_serve_is_killed(tmp_path: Path) -> None:
     running = _analysed_server(tmp_path)
     children = running.children()
@@ -572,6 +588,7 @@ def test_the_analysis_worker_exits_when_serve_is_killed(tmp_path: Path) -> None:
     assert not left, "the analysis worker outlived serve"
 
 
+@pytest.mark.slow
 def test_serve_refuses_a_bad_key_before_creating_anything(tmp_path: Path) -> None:
     """A key that is a directory is refused as such (not by its mode), and no refused
     setting leaves a new database or a new key file behind."""
@@ -616,6 +633,7 @@ def no_game_on(server: ServerProcess) -> bool:
     return False
 
 
+@pytest.mark.slow
 def test_play_server_checks_the_local_store_before_playing(
     sqlite_server: ServerProcess, tmp_path: Path
 ) -> None:
@@ -643,6 +661,7 @@ def test_play_server_checks_the_local_store_before_playing(
     assert no_game_on(sqlite_server)
 
 
+@pytest.mark.slow
 def test_play_server_url_with_a_trailing_slash(sqlite_server: ServerProcess) -> None:
     result = run_cli("play", "--server", sqlite_server.url + "/", "--moves", "LR")
     assert result.returncode in (0, 1), result.stderr
@@ -656,6 +675,7 @@ def test_play_server_url_with_a_trailing_slash(sqlite_server: ServerProcess) -> 
     assert f"server seed revealed: {fair['server_seed']}; commitment checked" in result.stderr
 
 
+@pytest.mark.slow
 def test_server_addresses_and_reachability_exit_codes(tmp_path: Path) -> None:
     """Not a URL is a usage error (2) with a hint; an unreachable server is 2 in play --server
     as in verify --trust; verify --trust host:port hints at http://."""

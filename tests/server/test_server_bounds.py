@@ -182,6 +182,7 @@ def start(tmp_path: Path) -> Iterator[Any]:
 # ------------------------------------------------------------------ the head
 
 
+@pytest.mark.slow
 def test_an_endless_header_is_cut_off_while_others_play(start: Any) -> None:
     server = start()
     rss_before = rss_kb(server)
@@ -234,6 +235,7 @@ def test_an_endless_header_is_cut_off_while_others_play(start: Any) -> None:
     assert "Traceback" not in server.log_text()
 
 
+@pytest.mark.slow
 def test_a_slow_or_silent_head_is_closed(start: Any) -> None:
     server = start("--header-timeout", "2")
     silent = connect(server, "127.0.0.2")
@@ -266,6 +268,7 @@ def test_a_slow_or_silent_head_is_closed(start: Any) -> None:
     assert refusal(kept)[0] == 408
 
 
+@pytest.mark.slow
 def test_an_idle_kept_alive_connection_is_closed(start: Any) -> None:
     server = start("--idle-timeout", "1")
     sock = connect(server, "127.0.0.2")
@@ -273,6 +276,7 @@ def test_an_idle_kept_alive_connection_is_closed(start: Any) -> None:
     assert wait_closed(sock) < 10
 
 
+@pytest.mark.slow
 def test_a_slow_body_is_refused_without_an_error_logged(start: Any) -> None:
     server = start("--body-timeout", "2")
     for path in ("/api/games", "/api/games/1/moves", "/api/records"):
@@ -298,6 +302,7 @@ def test_a_slow_body_is_refused_without_an_error_logged(start: Any) -> None:
     assert "Traceback" not in log
 
 
+@pytest.mark.slow
 def test_a_long_answer_is_never_cut_off_by_the_timeouts(start: Any) -> None:
     """Deadlines cover the client's sending only: the server's own work may take longer."""
     # The record bounds (1 MiB by default, issue 18 s.1) are raised so that a slow record
@@ -330,6 +335,7 @@ def test_a_long_answer_is_never_cut_off_by_the_timeouts(start: Any) -> None:
     print(f"the record took {time.monotonic() - began:.1f} s to be answered")
 
 
+@pytest.mark.slow
 def test_a_client_that_stops_reading_is_dropped(start: Any) -> None:
     server = start("--body-timeout", "2")
     sock = socket.socket()
@@ -354,6 +360,7 @@ def test_a_client_that_stops_reading_is_dropped(start: Any) -> None:
 # ------------------------------------------------------------------ connection counts
 
 
+@pytest.mark.slow
 def test_connections_per_address_are_bounded(start: Any) -> None:
     server = start("--max-connections-per-client", "4", "--header-timeout", "60")
     held = [connect(server, "127.0.0.2") for _ in range(4)]
@@ -379,6 +386,7 @@ def test_connections_per_address_are_bounded(start: Any) -> None:
             time.sleep(0.1)
 
 
+@pytest.mark.slow
 def test_connections_in_total_are_bounded(start: Any) -> None:
     server = start("--max-connections", "6", "--header-timeout", "60")
     honest = connect(server, "127.0.0.2")
@@ -401,6 +409,7 @@ def test_connections_in_total_are_bounded(start: Any) -> None:
             time.sleep(0.1)
 
 
+@pytest.mark.slow
 def test_a_thousand_slow_connections_at_a_low_open_files_limit(start: Any) -> None:
     """The measured attack: 1,100 slow connections at 1,024 open files made every request fail."""
     if resource.getrlimit(resource.RLIMIT_NOFILE)[0] < 1400:
@@ -448,6 +457,7 @@ def test_a_thousand_slow_connections_at_a_low_open_files_limit(start: Any) -> No
     assert "Too many open files" not in server.log_text()
 
 
+@pytest.mark.slow
 def test_the_open_files_limit_is_raised_to_the_hard_limit(start: Any) -> None:
     hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
     if hard == resource.RLIM_INFINITY or hard < 2048:
@@ -473,6 +483,7 @@ def access_line(server: ServerProcess, marker: str) -> str:
         time.sleep(0.05)
 
 
+@pytest.mark.slow
 def test_forwarded_headers_are_ignored_by_default(start: Any) -> None:
     server = start()
     sock = connect(server, "127.0.0.1")
@@ -483,6 +494,7 @@ def test_forwarded_headers_are_ignored_by_default(start: Any) -> None:
     assert "203.0.113.9" not in line
 
 
+@pytest.mark.slow
 def test_forwarded_headers_only_from_trusted_proxies(start: Any) -> None:
     server = start(
         "--forwarded-allow-ips", "127.0.0.1, 10.0.0.0/8", "--max-connections-per-client", "2"
@@ -524,6 +536,7 @@ def test_a_bad_forwarded_allow_ips_is_a_usage_error(tmp_path: Path, value: str) 
     assert not (tmp_path / "x.sqlite3").exists()
 
 
+@pytest.mark.slow
 def test_the_bounds_hold_in_every_worker_process(start: Any) -> None:
     server = start("--workers", "2", "--max-header-bytes", "2048")
     deadline = time.monotonic() + 60
@@ -546,6 +559,7 @@ def _ipv6_loopback() -> bool:
     return True
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("host", "reach"),
     [

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from support.common import run_cli
 from support.pg import fresh_database
 from support.server_client import server_log_letters
@@ -79,6 +80,7 @@ class Player:
             client.close()
 
 
+@pytest.mark.slow
 def test_sigkill_under_load_loses_no_acknowledged_move(db: str, tmp_path: Path) -> None:
     port = free_port()
     # Scripted players at full speed: the rate limits (for people) are off, as in benchmarks.
@@ -125,6 +127,7 @@ def test_sigkill_under_load_loses_no_acknowledged_move(db: str, tmp_path: Path) 
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
+@pytest.mark.slow
 def test_two_workers_on_postgresql_keep_every_log_exact(tmp_path: Path) -> None:
     """Moves of one game arrive at either process, some twice at once: each is applied once."""
     databases = fresh_database()

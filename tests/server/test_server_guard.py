@@ -60,6 +60,7 @@ def refused(answer: tuple[int, dict[str, str], bytes], status: int, words: str) 
     assert words in json.loads(body)["error"]
 
 
+@pytest.mark.slow
 def test_host_origin_content_type_and_duplicate_keys(db: str, tmp_path: Path) -> None:
     server = ServerProcess(
         db,
@@ -188,6 +189,7 @@ def test_host_origin_content_type_and_duplicate_keys(db: str, tmp_path: Path) ->
         assert "Traceback" not in log
 
 
+@pytest.mark.slow
 def test_default_hosts_follow_the_listening_address(tmp_path: Path) -> None:
     """Without --allowed-host: loopback names on 127.0.0.1 (a rebound DNS name is refused);
     on every address, any host (with a warning at start)."""
@@ -201,6 +203,7 @@ def test_default_hosts_follow_the_listening_address(tmp_path: Path) -> None:
         assert "any Host header is accepted" in server.log_text()
 
 
+@pytest.mark.slow
 def test_unusable_guard_options_are_usage_errors(tmp_path: Path) -> None:
     from support.common import run_cli
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
+import pytest
 from support.server_harness import ServerProcess, free_port
 
 
@@ -19,6 +20,7 @@ def test_free_port_is_free_on_every_address_and_below_the_ephemeral_range() -> N
         sock.bind(("0.0.0.0", port))
 
 
+@pytest.mark.slow
 def test_a_port_taken_before_the_server_listens_is_chosen_again(tmp_path: Path) -> None:
     server = ServerProcess(str(tmp_path / "ports.sqlite3"), tmp_path, "--no-analysis")
     taken = server.port

@@ -77,6 +77,7 @@ def default_key(db: str, tmp_path: Path) -> Path:
     return Path(db + ".server-key.pem")
 
 
+@pytest.mark.slow
 def test_rotation_and_revocation_end_to_end(db: str, tmp_path: Path) -> None:
     """Sign, refuse a lost or foreign key, rotate, verify old and new, revoke, verify again."""
     said: list[str | bytes] = []  # every answer, log and command output, scanned at the end
@@ -197,6 +198,7 @@ def test_rotation_and_revocation_end_to_end(db: str, tmp_path: Path) -> None:
     assert_no_leak(said, secrets)
 
 
+@pytest.mark.slow
 def test_the_key_history_is_append_only(db: str, tmp_path: Path) -> None:
     """The database itself refuses to change or delete a key event (as for the move log)."""
     with ServerProcess(db, tmp_path, "--no-analysis") as running:
@@ -219,6 +221,7 @@ def test_the_key_history_is_append_only(db: str, tmp_path: Path) -> None:
     assert [tuple(row) for row in rows] == [(1, "current")]
 
 
+@pytest.mark.slow
 def test_no_signed_records_no_refusal(tmp_path: Path) -> None:
     """A key change before anything was signed is recorded as a rotation, not refused."""
     db = str(tmp_path / "fresh.sqlite3")
@@ -241,6 +244,7 @@ def pg_db() -> Iterator[str]:
     yield from fresh_database()
 
 
+@pytest.mark.slow
 def test_a_rotation_elsewhere_stops_signing_here(pg_db: str, tmp_path: Path) -> None:
     """Two servers on one PostgreSQL database: after the second rotates, the first refuses
     to sign (503, nothing stored) and says so at /readyz, instead of signing with a retired key."""
@@ -287,6 +291,7 @@ def _get(url: str, path: str) -> tuple[int, Any]:
     return status, json.loads(body)
 
 
+@pytest.mark.slow
 def test_a_version_2_database_with_signed_records_is_upgraded(db: str, tmp_path: Path) -> None:
     """Schema 2 knew no key history: the next serve records the key file's key from the first
     game it signed, so old records verify with the URL; another key file is refused."""

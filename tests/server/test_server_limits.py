@@ -183,6 +183,7 @@ def test_a_record_is_read_within_its_bounds() -> None:
     assert signed.status in (400, 422)
 
 
+@pytest.mark.slow
 def test_record_size_bounds_on_a_real_server(db: str, tmp_path: Path) -> None:
     with ServerProcess(
         db,
@@ -206,6 +207,7 @@ def test_record_size_bounds_on_a_real_server(db: str, tmp_path: Path) -> None:
         assert [r["id"] for r in listed] == [body["id"]]  # the refused ones stored nothing
 
 
+@pytest.mark.slow
 def test_default_record_limit_is_one_mebibyte(tmp_path: Path) -> None:
     with ServerProcess(str(tmp_path / "s.sqlite3"), tmp_path, "--no-analysis") as server:
         body = self_seeded("mib", notes="n" * (1024 * 1024))
@@ -216,6 +218,7 @@ def test_default_record_limit_is_one_mebibyte(tmp_path: Path) -> None:
         assert "65,547 bytes" in refused(call(server.url, "POST", "/api/records", raw=unknown), 413)
 
 
+@pytest.mark.slow
 def test_record_checks_are_bounded_with_503_and_retry_after(tmp_path: Path) -> None:
     """More records at once than the pool takes: the surplus is refused at once, never queued."""
     with ServerProcess(
@@ -286,6 +289,7 @@ def pages(url: str, path: str, key: str, limit: int) -> list[dict[str, Any]]:
     raise AssertionError("the cursor never ended")
 
 
+@pytest.mark.slow
 def test_lists_page_with_opaque_cursors(db: str, tmp_path: Path) -> None:
     with ServerProcess(db, tmp_path, "--no-analysis") as server:
         for i, player in enumerate(["ann", "bob", "cy", "dee", "eve"]):
@@ -391,6 +395,7 @@ def _row(fair_id: int) -> FairRow:
     return FairRow(fair_id, "p", "", "", "", "", "c", fair_id, 0, 0, None, None)
 
 
+@pytest.mark.slow
 def test_retried_moves_and_views_answer_from_kept_state(db: str, tmp_path: Path) -> None:
     with ServerProcess(db, tmp_path, "--no-analysis", "--rate-limits", "off") as server:
         game, token = new_game(server.url)
@@ -424,6 +429,7 @@ def test_retried_moves_and_views_answer_from_kept_state(db: str, tmp_path: Path)
 # ------------------------------------------------- section 2: rate limits
 
 
+@pytest.mark.slow
 def test_rate_limits_per_address_and_per_game(db: str, tmp_path: Path) -> None:
     with ServerProcess(
         db,
@@ -481,6 +487,7 @@ def test_rate_limits_per_address_and_per_game(db: str, tmp_path: Path) -> None:
     assert stored_letters(db, theirs) == their_letters
 
 
+@pytest.mark.slow
 def test_retry_after_is_the_time_to_wait(tmp_path: Path) -> None:
     with ServerProcess(
         str(tmp_path / "s.sqlite3"), tmp_path, "--no-analysis", "--rate-limit", "move=1/s:1"
@@ -500,6 +507,7 @@ def test_retry_after_is_the_time_to_wait(tmp_path: Path) -> None:
         assert play(server.url, game, token, 2, board)["n"] == 2
 
 
+@pytest.mark.slow
 def test_the_client_waits_out_a_429_and_loses_no_move(tmp_path: Path) -> None:
     """``play --server`` scripts (the library client) are slowed to the limit, not stopped."""
     with ServerProcess(
@@ -528,6 +536,7 @@ def test_the_client_waits_out_a_429_and_loses_no_move(tmp_path: Path) -> None:
     assert stored_letters(server.db, created["id"]) == sent
 
 
+@pytest.mark.slow
 def test_rate_limits_off_for_benchmarks(tmp_path: Path) -> None:
     with ServerProcess(
         str(tmp_path / "s.sqlite3"), tmp_path, "--no-analysis", "--rate-limits", "off"
@@ -536,6 +545,7 @@ def test_rate_limits_off_for_benchmarks(tmp_path: Path) -> None:
             new_game(server.url)
 
 
+@pytest.mark.slow
 def test_rate_limits_hold_across_two_workers(pg_db: str, tmp_path: Path) -> None:
     with ServerProcess(
         pg_db,
@@ -617,6 +627,7 @@ def test_gcra_lets_a_burst_through_then_one_per_interval(db: str) -> None:
         store.close()
 
 
+@pytest.mark.slow
 def test_bad_limit_options_are_usage_errors(tmp_path: Path) -> None:
     db = tmp_path / "never.sqlite3"
     for option in (
@@ -636,6 +647,7 @@ def test_bad_limit_options_are_usage_errors(tmp_path: Path) -> None:
 # ------------------------------------------------------- section 2: expiry
 
 
+@pytest.mark.slow
 def test_unstarted_games_expire_and_idle_games_are_abandoned(db: str, tmp_path: Path) -> None:
     with ServerProcess(
         db,
@@ -712,6 +724,7 @@ def test_unstarted_games_expire_and_idle_games_are_abandoned(db: str, tmp_path: 
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
+@pytest.mark.slow
 def test_one_sweeper_per_database_across_workers(pg_db: str, tmp_path: Path) -> None:
     with ServerProcess(
         pg_db,
@@ -799,6 +812,7 @@ def test_a_version_2_database_is_upgraded_to_version_3(db: str) -> None:
         assert sqlite3.connect(db).execute("PRAGMA integrity_check").fetchall() == [("ok",)]
 
 
+@pytest.mark.slow
 def test_an_expired_game_cannot_be_started_before_it_is_removed(tmp_path: Path) -> None:
     with ServerProcess(
         str(tmp_path / "s.sqlite3"),

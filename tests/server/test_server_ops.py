@@ -74,6 +74,7 @@ def metrics_folder(server: ServerProcess) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_health_ready_and_metrics(db: str, tmp_path: Path) -> None:
     with ServerProcess(db, tmp_path, "--no-analysis") as server:
         assert get(server.url, "/healthz")[:1] == (200,)
@@ -116,6 +117,7 @@ def test_health_ready_and_metrics(db: str, tmp_path: Path) -> None:
     assert not folder.exists()  # removed when serve stopped
 
 
+@pytest.mark.slow
 def test_metrics_only_for_allowed_addresses(tmp_path: Path) -> None:
     """/metrics does not exist for others (404 like any unknown path), by client address."""
     db = str(tmp_path / "allow.sqlite3")
@@ -134,6 +136,7 @@ def test_metrics_only_for_allowed_addresses(tmp_path: Path) -> None:
         assert get(server.url, "/metrics", source="127.0.0.3")[0] == 200
 
 
+@pytest.mark.slow
 def test_readyz_says_when_the_database_does_not_answer(tmp_path: Path) -> None:
     """An SQLite file locked by another process past the busy timeout: not ready (503 and
     why) while /healthz still answers; ready again once the lock is gone."""
@@ -158,6 +161,7 @@ def test_readyz_says_when_the_database_does_not_answer(tmp_path: Path) -> None:
             time.sleep(0.3)
 
 
+@pytest.mark.slow
 def test_readyz_on_postgresql_when_the_database_is_gone(pg_db: str, tmp_path: Path) -> None:
     from sqlalchemy.engine import make_url
 
@@ -177,6 +181,7 @@ def test_readyz_on_postgresql_when_the_database_is_gone(pg_db: str, tmp_path: Pa
         assert "Traceback" not in log
 
 
+@pytest.mark.slow
 def test_metrics_across_two_workers_on_postgresql(pg_db: str, tmp_path: Path) -> None:
     """Every process counts its own requests; whichever answers /metrics reports the sum."""
     with ServerProcess(pg_db, tmp_path, "--no-analysis", "--workers", "2") as server:
@@ -217,6 +222,7 @@ def test_the_metrics_folder_goes_with_sigterm(tmp_path: Path) -> None:
     assert not folder.exists()
 
 
+@pytest.mark.slow
 def test_access_log_carries_the_client_address(tmp_path: Path) -> None:
     with ServerProcess(str(tmp_path / "log.sqlite3"), tmp_path, "--no-analysis") as server:
         get(server.url, "/healthz", source="127.0.0.3")
@@ -228,6 +234,7 @@ def test_access_log_carries_the_client_address(tmp_path: Path) -> None:
     assert "203.0.113.9" not in log  # not a trusted proxy: its header is ignored
 
 
+@pytest.mark.slow
 def test_no_secret_in_any_answer_or_log(db: str, tmp_path: Path) -> None:
     """The unfinished game's server seed and the private key appear in no answer of the new
     endpoints (or the old ones around them) and in no log line, refusals included."""
@@ -286,6 +293,7 @@ def _flatten(answer: tuple[int, dict[str, str], bytes]) -> list[bytes]:
     return [str(status).encode(), json.dumps(headers).encode(), body]
 
 
+@pytest.mark.slow
 def test_metrics_folder_of_a_killed_server_is_removed_at_the_next_start(tmp_path: Path) -> None:
     db = str(tmp_path / "killed.sqlite3")
     first = ServerProcess(db, tmp_path, "--no-analysis")

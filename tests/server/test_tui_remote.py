@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from support.server_client import server_log_letters
 from support.server_harness import ServerProcess
 from textual.widgets import Static
@@ -16,6 +17,7 @@ from twenty48_replay.fairplay.client import Client, RemoteGame
 from twenty48_replay.store import Store
 
 
+@pytest.mark.slow
 def test_play_ui_on_a_server(tmp_path: Path) -> None:
     db = str(tmp_path / "server.sqlite3")
     local = str(tmp_path / "local.sqlite3")
@@ -56,6 +58,7 @@ def test_play_ui_on_a_server(tmp_path: Path) -> None:
     assert exported["fair"] == record["fair"]
 
 
+@pytest.mark.slow
 def test_fair_play_screen_commitment_help_and_null_moves(tmp_path: Path) -> None:
     """The whole commitment shows before the first move, ? explains fair play, and a key
     that changes nothing is not sent to the server (no 422 in its log, nothing played)."""

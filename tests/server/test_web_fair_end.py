@@ -32,6 +32,7 @@ def play_some(page: object, count: int = 6) -> None:
     wait_settled(page)  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_end_game_asks_first_then_says_what_was_signed(
     web_server: ServerProcess, browser_page: BrowserPage
 ) -> None:
@@ -69,6 +70,7 @@ def test_end_game_asks_first_then_says_what_was_signed(
     client.close()
 
 
+@pytest.mark.slow
 def test_new_game_during_a_game_asks_before_signing_it(
     web_server: ServerProcess, browser_page: BrowserPage
 ) -> None:

@@ -230,6 +230,7 @@ def library_final(record: dict[str, Any]) -> tuple[list[list[int]], int]:
     return result.board.to_rows(), result.score
 
 
+@pytest.mark.slow
 def test_play_a_game_with_keys(web_server: ServerProcess, browser_page: BrowserPage) -> None:
     page = browser_page.page
     responses: list[Response] = []
@@ -304,6 +305,7 @@ def response_text(response: Response) -> str:
     return json.dumps(response.headers) + body
 
 
+@pytest.mark.slow
 def test_a_game_played_to_the_end_reveals_and_links(
     web_server: ServerProcess, browser_page: BrowserPage
 ) -> None:
@@ -386,6 +388,7 @@ def test_game_page_shows_a_verified_verdict(
     page.wait_for_selector("#game[data-state=idle]")
 
 
+@pytest.mark.slow
 def test_lost_answers_are_retried_with_the_same_n(
     web_server: ServerProcess, browser_page: BrowserPage
 ) -> None:
@@ -444,6 +447,7 @@ def test_lost_answers_are_retried_with_the_same_n(
     client.close()
 
 
+@pytest.mark.slow
 def test_ending_while_moves_are_on_their_way(
     web_server: ServerProcess, browser_page: BrowserPage
 ) -> None:
@@ -516,6 +520,7 @@ def swipe(page: Page, letter: str) -> None:
         session.detach()
 
 
+@pytest.mark.slow
 def test_swipes_on_a_touch_screen(
     web_server: ServerProcess, new_browser_page: Callable[..., BrowserPage]
 ) -> None:
@@ -539,6 +544,7 @@ def test_swipes_on_a_touch_screen(
     assert browser_page.errors == []
 
 
+@pytest.mark.slow
 def test_screenshots_of_the_pages(
     web_server: ServerProcess, new_browser_page: Callable[..., BrowserPage], tmp_path: Path
 ) -> None:
@@ -608,6 +614,7 @@ def test_the_error_page_escapes_its_reason() -> None:
     assert text.count("</main>") == 1
 
 
+@pytest.mark.slow
 def test_an_unknown_game_page_in_the_browser_leads_back(
     web_server: ServerProcess, browser_page: BrowserPage
 ) -> None:

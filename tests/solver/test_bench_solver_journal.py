@@ -32,6 +32,7 @@ def game_row(output: str) -> list[str]:
     return row.split()[:4]
 
 
+@pytest.mark.slow
 def test_a_game_saved_in_pieces_and_played_on_is_the_same_game(tmp_path: Path) -> None:
     whole = run("--target", "256")
     assert whole.returncode == 0, whole.stderr
@@ -54,6 +55,7 @@ def test_a_game_saved_in_pieces_and_played_on_is_the_same_game(tmp_path: Path) -
     assert "unfinished" not in report.stdout
 
 
+@pytest.mark.slow
 def test_a_journal_it_did_not_write_is_refused_in_one_line(tmp_path: Path) -> None:
     path = tmp_path / "bench-3.json"
     first = run("--target", "16", "--journal", str(tmp_path))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from support.common import run_cli
 
 from twenty48_replay import Record, verify
@@ -35,6 +36,7 @@ def test_hint_bad_board_is_a_usage_error() -> None:
     assert "4 rows of 4" in result.stderr
 
 
+@pytest.mark.slow
 def test_hint_marks_the_stored_game_assisted(tmp_path: Path) -> None:
     db = str(tmp_path / "h.sqlite3")
     run_cli("play", "--db", db, "--seed", "hinted", "--moves", "LD")
@@ -47,6 +49,7 @@ def test_hint_marks_the_stored_game_assisted(tmp_path: Path) -> None:
     assert "(assisted)" in run_cli("list", "--db", db).stdout
 
 
+@pytest.mark.slow
 def test_autoplay_games_are_stored_and_verify(tmp_path: Path) -> None:
     db = str(tmp_path / "a.sqlite3")
     result = run_cli(
@@ -74,6 +77,7 @@ def test_autoplay_games_are_stored_and_verify(tmp_path: Path) -> None:
     assert run_cli("verify", str(out)).returncode == 0
 
 
+@pytest.mark.slow
 def test_analyze_a_solver_game_is_accurate(tmp_path: Path) -> None:
     db = str(tmp_path / "z.sqlite3")
     run_cli("autoplay", "--db", db, "--seed", "analyse-me", "--until", "64", "--json", timeout=300)
@@ -108,6 +112,7 @@ def test_strength_deep_and_a_bad_strength() -> None:
         assert "\x1b" not in bad.stderr
 
 
+@pytest.mark.slow
 def test_autoplay_at_deep_strength_verifies(tmp_path: Path) -> None:
     db = str(tmp_path / "d.sqlite3")
     result = run_cli(

@@ -210,6 +210,7 @@ def test_data_records_verify(name: str) -> None:
     assert json.loads((DATA / name).read_text(encoding="utf-8"))["player"] == "solver"
 
 
+@pytest.mark.slow
 def test_a_missing_c_search_falls_back_to_numpy(tmp_path: Path) -> None:
     """The solver's extension failed to build (the core did not): hints come from NumPy.
 

@@ -39,6 +39,7 @@ def pg_db() -> Iterator[str]:
     yield from fresh_database()
 
 
+@pytest.mark.slow
 def test_backup_while_serving_then_restore_and_verify(tmp_path: Path) -> None:
     live = tmp_path / "live" / "games.sqlite3"
     live.parent.mkdir()
@@ -140,6 +141,7 @@ def test_backup_while_serving_then_restore_and_verify(tmp_path: Path) -> None:
         assert fresh.finish()["fair"]["key_id"] == records[0]["fair"]["key_id"]
 
 
+@pytest.mark.slow
 def test_backup_refusals(tmp_path: Path, pg_db: str) -> None:
     db = tmp_path / "g.sqlite3"
     assert run_cli("where", "--db", str(db)).returncode == 0
@@ -178,6 +180,7 @@ def _libpq(url: str) -> str:
     return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
+@pytest.mark.slow
 def test_postgresql_backup_with_pg_dump_while_serving_as_the_guide_says(
     tmp_path: Path, pg_db: str
 ) -> None:

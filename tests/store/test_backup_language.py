@@ -13,9 +13,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from support.common import EXAMPLES, VECTORS, run_cli
 
 
+@pytest.mark.slow
 def test_backup_counts_kept_signed_records_and_formats_numbers(tmp_path: Path) -> None:
     db = str(tmp_path / "games.sqlite3")
     for record in (VECTORS / "fair" / "record.json", EXAMPLES / "valid.json"):

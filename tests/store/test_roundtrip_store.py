@@ -15,6 +15,7 @@ import json
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from support import json_texts as jt
@@ -40,6 +41,7 @@ def games(draw: st.DrawFn) -> tuple[str, str, int]:
     return seed, "".join(letters), state.score
 
 
+@pytest.mark.slow
 @settings(max_examples=120)
 @example(  # issue 9, section 5: a lone surrogate and a NUL in player and metadata
     ("s", "", 0),

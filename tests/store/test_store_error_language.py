@@ -81,6 +81,7 @@ def run(
     )
 
 
+@pytest.mark.slow
 def test_unusable_databases_and_outputs_are_refused_in_danish(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -123,6 +124,7 @@ def test_unusable_databases_and_outputs_are_refused_in_danish(
     assert Path("a-file").read_text(encoding="utf-8") == "x"
 
 
+@pytest.mark.slow
 def test_a_bad_rate_limit_or_proxy_address_is_refused_in_danish(tmp_path: Path) -> None:
     db = str(tmp_path / "g.db")
     invalid_en = "Invalid value for '--rate-limit': "
@@ -177,6 +179,7 @@ def test_a_bad_rate_limit_or_proxy_address_is_refused_in_danish(tmp_path: Path) 
     assert not Path(db).exists()
 
 
+@pytest.mark.slow
 def test_a_read_only_database_and_a_closed_folder_are_refused_in_danish(tmp_path: Path) -> None:
     """As ``nobody`` when the tests run as root (root ignores file modes)."""
     # In the system temporary folder, where the user "nobody" can reach it

@@ -87,6 +87,7 @@ def db(tmp_path: Path) -> Path:
 # ------------------------------------------------------------------ section 2
 
 
+@pytest.mark.slow
 def test_hostile_trigger_body_under_our_name_is_refused_and_nothing_changes(db: Path) -> None:
     sql(
         db,
@@ -113,6 +114,7 @@ def test_hostile_trigger_body_under_our_name_is_refused_and_nothing_changes(db: 
     assert "schema: altered trigger moves_next_seq" in report.stdout
 
 
+@pytest.mark.slow
 def test_check_with_all_triggers_dropped_is_unhealthy(db: Path) -> None:
     sql(db, *(f"DROP TRIGGER {name}" for name in TRIGGERS))
     before = snapshot(db)
@@ -128,6 +130,7 @@ def test_check_with_all_triggers_dropped_is_unhealthy(db: Path) -> None:
 # ------------------------------------------------------------------ section 3
 
 
+@pytest.mark.slow
 def test_a_tampered_move_is_damage_on_every_read_and_never_exported(
     db: Path, tmp_path: Path
 ) -> None:
@@ -172,6 +175,7 @@ def test_a_tampered_move_is_damage_on_every_read_and_never_exported(
 # ------------------------------------------------------------------ section 4
 
 
+@pytest.mark.slow
 def test_a_view_only_file_is_refused_byte_for_byte(tmp_path: Path) -> None:
     path = tmp_path / "view.sqlite3"
     sql(path, "CREATE VIEW v AS SELECT 1 AS one")
@@ -199,6 +203,7 @@ def foreign_wal(tmp_path: Path) -> Iterator[Path]:
     writer.close()
 
 
+@pytest.mark.slow
 def test_a_foreign_wal_database_and_its_wal_and_shm_are_left_byte_identical(
     foreign_wal: Path,
 ) -> None:
@@ -211,6 +216,7 @@ def test_a_foreign_wal_database_and_its_wal_and_shm_are_left_byte_identical(
     assert snapshot(foreign_wal) == before
 
 
+@pytest.mark.slow
 def test_a_database_is_created_only_in_a_missing_or_empty_file(tmp_path: Path) -> None:
     empty = tmp_path / "empty.sqlite3"
     empty.write_bytes(b"")
@@ -226,6 +232,7 @@ def test_a_database_is_created_only_in_a_missing_or_empty_file(tmp_path: Path) -
     assert [p.name for p in tmp_path.iterdir() if ".new-" in p.name] == []
 
 
+@pytest.mark.slow
 def test_import_into_a_read_only_database_with_wal_and_shm_is_one_line(tmp_path: Path) -> None:
     # In the system temporary folder, where the user "nobody" can reach it
     # (pytest's folders are 0700, at a depth that differs under pytest-xdist).
@@ -276,6 +283,7 @@ def test_import_into_a_read_only_database_with_wal_and_shm_is_one_line(tmp_path:
 # ------------------------------------------------------------------ section 5
 
 
+@pytest.mark.slow
 def test_lone_surrogates_import_and_the_batch_goes_on(tmp_path: Path) -> None:
     db = tmp_path / "s.sqlite3"
     records = tmp_path / "batch.jsonl"
@@ -303,6 +311,7 @@ def test_lone_surrogates_import_and_the_batch_goes_on(tmp_path: Path) -> None:
     # (Showing such text on a terminal or in --json is cli/output.py's part of issue 9.)
 
 
+@pytest.mark.slow
 def test_player_from_non_utf8_logname_is_stored(tmp_path: Path) -> None:
     db = tmp_path / "p.sqlite3"
     result = run_cli(
@@ -316,6 +325,7 @@ def test_player_from_non_utf8_logname_is_stored(tmp_path: Path) -> None:
         assert store.game_as_record(1).extra["player"] == "caf\ufffd"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("zone", ["America/Los_Angeles", "Asia/Tokyo", "UTC"])
 def test_extreme_started_dates_never_break_show_or_list(tmp_path: Path, zone: str) -> None:
     db = tmp_path / "dates.sqlite3"
@@ -358,6 +368,7 @@ DAMAGE = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(DAMAGE))
 def test_damaged_rows_are_named_by_check_and_refused_by_reads(db: Path, kind: str) -> None:
     statement, damage = DAMAGE[kind]
@@ -375,6 +386,7 @@ def test_damaged_rows_are_named_by_check_and_refused_by_reads(db: Path, kind: st
     assert run_cli("show", "1", "--db", str(db)).returncode == 0
 
 
+@pytest.mark.slow
 def test_a_move_letter_outside_udlr_is_named(db: Path) -> None:
     sql(
         db,
@@ -393,6 +405,7 @@ def test_a_move_letter_outside_udlr_is_named(db: Path) -> None:
         assert "game 2 is damaged: move 3 is 'X'" in result.stderr
 
 
+@pytest.mark.slow
 def test_an_odd_schema_version_is_refused_for_use_and_named_by_check(db: Path) -> None:
     sql(db, "UPDATE twenty48_meta SET value = 'two' WHERE key = 'schema_version'")
     before = snapshot(db)
@@ -441,6 +454,7 @@ def silent_server() -> Iterator[int]:
     listener.close()
 
 
+@pytest.mark.slow
 def test_a_server_that_never_answers_is_a_bounded_one_line_error(silent_server: int) -> None:
     url = f"postgresql+psycopg://u@127.0.0.1:{silent_server}/db"
     started = time.monotonic()
@@ -464,6 +478,7 @@ def test_digest_of_an_imported_game_is_sha256_of_its_moves(tmp_path: Path) -> No
     assert digest == hashlib.sha256(letters_for("digest", 40).encode()).hexdigest()
 
 
+@pytest.mark.slow
 def test_check_names_a_gap_in_the_sequence_numbers(db: Path) -> None:
     sql(
         db,

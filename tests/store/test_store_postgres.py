@@ -41,6 +41,7 @@ class TestPostgreSQLIntegrity(IntegrityContract):
     """Every integrity contract test (issue 9), on PostgreSQL."""
 
 
+@pytest.mark.slow
 def test_eight_processes_append_to_twenty_games(db_url: str, tmp_path: Path) -> None:
     long = Record.from_json((ROOT / "tests" / "data" / "long-2000.json").read_text())
     moves = long.moves[:60]
@@ -69,6 +70,7 @@ def test_eight_processes_append_to_twenty_games(db_url: str, tmp_path: Path) -> 
         assert all(store.moves(game_id) == moves for game_id in ids)
 
 
+@pytest.mark.slow
 def test_a_statement_that_waits_too_long_is_a_one_line_error(
     db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from support.common import ROOT, run_cli, run_race
 
 from twenty48_replay import Record, verify
@@ -62,6 +63,7 @@ def integrity_ok(path: Path) -> bool:
         connection.close()
 
 
+@pytest.mark.slow
 def test_sigkill_during_scripted_play_loses_nothing(tmp_path: Path) -> None:
     seed, intended = long_game()
     db = tmp_path / "crash.sqlite3"
@@ -109,6 +111,7 @@ def _game_exists(db: Path) -> bool:
         connection.close()
 
 
+@pytest.mark.slow
 def test_two_processes_appending_to_one_game(tmp_path: Path) -> None:
     seed, intended = long_game()
     moves = intended[:300]
@@ -125,6 +128,7 @@ def test_two_processes_appending_to_one_game(tmp_path: Path) -> None:
         assert store.check().healthy
 
 
+@pytest.mark.slow
 def test_second_cli_play_on_the_same_game_gets_the_conflict(tmp_path: Path) -> None:
     seed, intended = long_game()
     db = tmp_path / "cli-race.sqlite3"
@@ -165,6 +169,7 @@ def timed_import(db: Path, batch: Path) -> float:
     return time.monotonic() - started
 
 
+@pytest.mark.slow
 def test_import_is_atomic_per_record_under_sigkill(tmp_path: Path) -> None:
     """Twenty kills land inside an import of 600 records, each later than the one before.
 

@@ -95,6 +95,7 @@ def test_unusable_paths(tmp_path: Path) -> None:
         Store("mysql://localhost/x")
 
 
+@pytest.mark.slow
 def test_locked_database_is_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "locked.sqlite3"
     with Store(str(path)) as store:

@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from support.browser import PHONE, BrowserPage
 
 
+@pytest.mark.slow
 def test_file_page_runs_script_and_records_its_only_request(
     browser_page: BrowserPage, tmp_path: Path
 ) -> None:

@@ -148,6 +148,7 @@ def fair_mutations() -> list[str]:
 HOSTILE += fair_mutations()
 
 
+@pytest.mark.slow
 def test_node_suite_passes(tmp_path: Path) -> None:
     """``node --test tests/js/``: every vector, and the bundle bundle.py builds right now."""
     node = node_or_skip()
@@ -212,6 +213,7 @@ def digits_as_text(value: Any) -> Any:
     return value
 
 
+@pytest.mark.slow
 def test_js_verdicts_equal_the_cli(tmp_path: Path, cli: Callable[..., Any]) -> None:
     """verify.js gives exactly the CLI's result object (reasons and error wording included)."""
     node = node_or_skip()

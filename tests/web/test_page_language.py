@@ -122,6 +122,7 @@ def page_data(html: str) -> dict[str, Any]:
     return data
 
 
+@pytest.mark.slow
 def test_export_html_lang_da_writes_a_danish_page(tmp_path: Path) -> None:
     source = str(EXAMPLES / "tampered-score.json")
     pages = {}
@@ -172,6 +173,7 @@ def page_reasons(page: BrowserPage) -> list[str]:
     return reasons
 
 
+@pytest.mark.slow
 def test_danish_page_shows_danish_reasons_and_checks(
     browser_page: BrowserPage, tmp_path: Path
 ) -> None:
@@ -244,6 +246,7 @@ def test_danish_page_says_why_a_record_is_unreadable_in_danish(
     assert browser_page.errors == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("language", ["en", "da"])
 def test_the_page_verdict_data_is_the_same_in_both_languages(
     language: str, browser_page: BrowserPage, tmp_path: Path
@@ -522,6 +525,7 @@ def play_one_game(page: Any, url: str) -> None:
     page.wait_for_selector("#confirm-end:not([hidden])")
 
 
+@pytest.mark.slow
 def test_danish_play_and_leaderboard_pages_show_no_english(
     served: ServerProcess, browser_page: BrowserPage
 ) -> None:
@@ -553,6 +557,7 @@ def test_danish_play_and_leaderboard_pages_show_no_english(
     assert browser_page.errors == []
 
 
+@pytest.mark.slow
 def test_english_play_page_says_what_it_said(
     served: ServerProcess, browser_page: BrowserPage
 ) -> None:
@@ -572,6 +577,7 @@ def test_english_play_page_says_what_it_said(
     assert browser_page.errors == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lie", ["wrong-score", "commitment-upper", "deep-nesting"])
 def test_danish_play_page_gives_the_fair_verdict_in_danish(
     lie: str, browser_page: BrowserPage

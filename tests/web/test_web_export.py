@@ -180,6 +180,7 @@ def test_palette_is_the_pictures_palette() -> None:
 # ---- the CLI
 
 
+@pytest.mark.slow
 def test_export_html_refuses_what_it_cannot_use(tmp_path: Path) -> None:
     out = tmp_path / "page.html"
     unreadable = run_cli(
@@ -227,6 +228,7 @@ def test_export_html_of_an_invalid_record_writes_the_page_and_exits_1(tmp_path: 
 # ---- in the browser
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "name", sorted(p.name for p in EXAMPLES.iterdir() if p.name != "malformed-score-float.json")
 )
@@ -254,6 +256,7 @@ def test_every_example_page_gives_the_verdict_of_verify(
         assert (note.text_content() or "").startswith(f"Move {number} changes nothing")
 
 
+@pytest.mark.slow
 def test_the_20000_move_record(browser_page: BrowserPage, tmp_path: Path) -> None:
     expected = verify_json(LONG_GAME)
     assert expected["valid"] is True
@@ -266,6 +269,7 @@ def test_the_20000_move_record(browser_page: BrowserPage, tmp_path: Path) -> Non
         assert shown_board(browser_page) == list(timeline[step].board.cells())
 
 
+@pytest.mark.slow
 def test_stepping_and_jumping_show_the_librarys_boards(
     browser_page: BrowserPage, tmp_path: Path
 ) -> None:
@@ -316,6 +320,7 @@ def test_stepping_and_jumping_show_the_librarys_boards(
     assert page.errors == []
 
 
+@pytest.mark.slow
 def test_autoplay_plays_and_pauses(browser_page: BrowserPage, tmp_path: Path) -> None:
     page = browser_page
     page.open(export_html(EXAMPLES / "valid.json", tmp_path / "p.html"))
@@ -340,6 +345,7 @@ def test_autoplay_plays_and_pauses(browser_page: BrowserPage, tmp_path: Path) ->
     assert page.errors == []
 
 
+@pytest.mark.slow
 def test_hostile_record_text_is_shown_as_text(browser_page: BrowserPage, tmp_path: Path) -> None:
     record = hostile_html_record()
     source = tmp_path / "hostile.json"
@@ -396,6 +402,7 @@ def _fair_cases() -> list[tuple[str, bool]]:
     return [(case["file"], keyed) for case in cases for keyed in (False, True)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "keyed"), _fair_cases())
 def test_fair_pages_give_the_verdict_of_verify(
     name: str, keyed: bool, browser_page: BrowserPage, tmp_path: Path
@@ -417,6 +424,7 @@ def test_fair_pages_give_the_verdict_of_verify(
         assert "Signature: not checked" in signature_line
 
 
+@pytest.mark.slow
 def test_fair_page_with_another_key_is_not_fair(browser_page: BrowserPage, tmp_path: Path) -> None:
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -434,6 +442,7 @@ def test_fair_page_with_another_key_is_not_fair(browser_page: BrowserPage, tmp_p
     assert_same_verdict(browser_page, expected)
 
 
+@pytest.mark.slow
 def test_pages_make_no_network_request(
     new_browser_page: Callable[..., BrowserPage], tmp_path: Path
 ) -> None:
@@ -464,6 +473,7 @@ def test_compact_css_keeps_every_rule() -> None:
     assert compact.count("{") == css.count("{") == compact.count("}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("width", [320, 390, 1280])
 def test_page_fits_the_screen(
     width: int, new_browser_page: Callable[..., BrowserPage], tmp_path: Path
@@ -495,6 +505,7 @@ def _verdict_colours(page: BrowserPage) -> tuple[str, str]:
     return colours[0], colours[1]
 
 
+@pytest.mark.slow
 def test_a_verified_verdict_is_green_and_a_false_one_red(
     browser_page: BrowserPage, tmp_path: Path
 ) -> None:

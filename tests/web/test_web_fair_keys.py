@@ -62,6 +62,7 @@ def export_html(source: Path, out: Path, *extra: str, expect: int) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_every_new_fair_vector_in_the_browser(browser_page: BrowserPage, tmp_path: Path) -> None:
     browser_page.open(export_html(FAIR / "record.json", tmp_path / "p.html", expect=0))
     browser_page.verdict()
@@ -89,6 +90,7 @@ def test_every_new_fair_vector_in_the_browser(browser_page: BrowserPage, tmp_pat
     assert browser_page.errors == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["old-key.json", "revoked-key.json", "old-key-after.json"])
 def test_a_page_exported_with_a_key_set_gives_the_verdict_of_verify(
     name: str, browser_page: BrowserPage, tmp_path: Path
