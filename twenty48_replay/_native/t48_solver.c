@@ -7,6 +7,7 @@
  * from a small pool (the pool itself is only touched with the GIL held).
  */
 #include "t48_py.h"
+#include "t48_ntuple_py.h"
 #include "t48_solver_core.h"
 
 /* Table sizes a caller may ask for: 2**18 (4 MB) to 2**24 (256 MB). */
@@ -176,6 +177,7 @@ static PyObject *py_tables(PyObject *module, PyObject *unused)
 static PyMethodDef methods[] = {
     {"search", (PyCFunction)(void (*)(void))py_search, METH_FASTCALL, search_doc},
     {"tables", py_tables, METH_NOARGS, tables_doc},
+    T48_NTUPLE_METHODS,
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,0 +1,277 @@
+"""The n-tuple network (issue 34): the C trainer against the Python reference.
+
+* **Exactly equal**: features, values, the PRNG, and whole training games
+  (TD and TC, one stage and two) agree bit for bit with
+  tests/ntuple_reference.py, which plays with the pure-Python engine.  Both
+  sum a value in double precision in feature order and round every stored
+  number to float32 at the same steps, so no tolerance is needed.
+* **Deterministic**: the same seed and thread count give the same arrays;
+  two threads give the reference's merge of two private copies; a run
+  resumed from a checkpoint gives the arrays of an uninterrupted run.
+* **Weights files** are refused, with one line, when truncated, padded,
+  changed, of another version or not weights at all.
+
+Skips when the extension is not built (fails instead when
+TWENTY48_REQUIRE_NATIVE is set) or TWENTY48_ENGINE=python.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from pathlib import Path
+from typing import Any
+
+import ntuple_reference as ref
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from twenty48_replay import Board, native
+from twenty48_replay.solver import training
+from twenty48_replay.solver import weights as wf
+from twenty48_replay.solver.training import TrainConfig, TrainState
+from twenty48_replay.solver.weights import NetworkShape, WeightsError
+
+module: Any = None
+if native.ENGINE != "python":
+    module = native.module("_solver")
+if module is None:
+    if os.environ.get("TWENTY48_REQUIRE_NATIVE") and native.ENGINE != "python":
+        pytest.fail("the native solver is not built, but TWENTY48_REQUIRE_NATIVE is set")
+    pytest.skip("the native solver is not built or not chosen", allow_module_level=True)
+
+SMALL = NetworkShape(((0, 1, 2), (4, 5, 6), (0, 1, 4)))
+STAGED = NetworkShape(((0, 1, 2, 3), (1, 5, 6), (0, 4)), (0, 7, 9))
+SHAPES = [SMALL, STAGED, NetworkShape(((0, 1, 2, 3, 4, 5),), (0,))]
+
+
+def cells_board(exponents: list[int]) -> Board:
+    return Board(sum(e << (5 * i) for i, e in enumerate(exponents)))
+
+
+game_boards = st.lists(st.integers(0, 17), min_size=16, max_size=16).map(cells_board)
+any_boards = st.lists(st.integers(0, 31), min_size=16, max_size=16).map(cells_board)
+
+
+def test_prng_is_splitmix64_per_game() -> None:
+    for seed, game in [(0, 0), (1, 0), (1, 1), (2**64 - 1, 12345), (42, 2**40)]:
+        rng = ref.Rng(seed, game)
+        assert module.ntuple_random(seed, game, 50) == tuple(rng.next() for _ in range(50))
+
+
+def test_symmetries_are_the_eight_of_the_square() -> None:
+    images = {tuple(ref.symmetric_cell(c, s) for c in range(16)) for s in range(8)}
+    assert len(images) == 8
+    assert all(sorted(image) == list(range(16)) for image in images)
+
+
+@settings(max_examples=300, deadline=None)
+@given(board=game_boards | any_boards, shape_index=st.integers(0, len(SHAPES) - 1))
+def test_features_match_the_reference(board: Board, shape_index: int) -> None:
+    shape = SHAPES[shape_index]
+    got = module.ntuple_indexes(shape.tuples, shape.stages, board.packed)
+    assert list(got) == ref.indexes(shape.tuples, shape.stages, board)
+
+
+@settings(max_examples=200, deadline=None)
+@given(board=game_boards, seed=st.integers(0, 2**32 - 1))
+def test_values_match_the_reference(board: Board, seed: int) -> None:
+    shape = STAGED
+    rng = np.random.default_rng(seed)
+    weights = rng.normal(0, 1000, shape.total).astype(np.float32)
+    got = module.ntuple_value(shape.tuples, shape.stages, weights, board.packed, None)
+    assert got == ref.value(shape.tuples, shape.stages, weights, board)
+    quantised = rng.integers(-32768, 32768, shape.total).astype(np.int16)
+    scale = 0.37
+    expected = sum(int(quantised[i]) for i in ref.indexes(shape.tuples, shape.stages, board))
+    got = module.ntuple_value(shape.tuples, shape.stages, quantised, board.packed, scale)
+    assert got == expected * scale
+
+
+def c_train(
+    shape: NetworkShape, arrays: list[np.ndarray], rule: str, rate: float, seed: int, games: range
+) -> np.ndarray:
+    results = np.zeros((len(games), 2), np.uint64)
+    played = module.ntuple_train(
+        shape.tuples,
+        shape.stages,
+        arrays[0],
+        arrays[1] if rule == "tc" else None,
+        arrays[2] if rule == "tc" else None,
+        None,
+        training.RULES[rule],
+        rate,
+        seed,
+        games.start,
+        games.step,
+        len(games),
+        results,
+        None,
+    )
+    assert played == len(games)
+    return results
+
+
+def unpack(results: np.ndarray) -> list[tuple[int, int, int]]:
+    return [(int(s), int(m) & 0xFFFFFFFF, int(m) >> 32) for s, m in results]
+
+
+@pytest.mark.parametrize(
+    ("shape", "rule", "rate"),
+    [(SMALL, "td", 0.1), (SMALL, "tc", 1.0), (STAGED, "tc", 0.5), (STAGED, "td", 0.4)],
+)
+def test_training_games_match_the_reference(shape: NetworkShape, rule: str, rate: float) -> None:
+    n = 3 if rule == "tc" else 1
+    c_arrays = [np.zeros(shape.total, np.float32) for _ in range(n)]
+    py_arrays = [np.zeros(shape.total, np.float32) for _ in range(n)]
+    seed = 20261206
+    # Learn a little first (in C), so that the compared games are played by a
+    # network that has opinions, then compare game by game.
+    c_train(shape, c_arrays, rule, rate, seed, range(100, 400))
+    for a, b in zip(py_arrays, c_arrays, strict=True):
+        a[:] = b
+    games = range(7, 19, 3)
+    c_results = unpack(c_train(shape, c_arrays, rule, rate, seed, games))
+    py_results = [
+        ref.play(shape.tuples, shape.stages, py_arrays, rule, rate, seed, g) for g in games
+    ]
+    assert c_results == py_results
+    assert any(moves > 100 for _s, moves, _l in py_results)
+    for a, b in zip(c_arrays, py_arrays, strict=True):
+        assert np.array_equal(a.view(np.uint32), b.view(np.uint32))
+
+
+def test_stop_flag_stops_between_games() -> None:
+    shape = SMALL
+    w = np.zeros(shape.total, np.float32)
+    stop = np.ones(1, np.int32)
+    results = np.zeros((10, 2), np.uint64)
+    args = (None, None, None, 0, 0.1, 1, 0, 1, 10, results, stop)
+    assert module.ntuple_train(shape.tuples, shape.stages, w, *args) == 0
+    assert not w.any()
+
+
+def test_bad_arguments_are_python_errors() -> None:
+    w = np.zeros(SMALL.total, np.float32)
+    results = np.zeros((1, 2), np.uint64)
+    with pytest.raises(ValueError, match="aligned bytes"):
+        module.ntuple_train(
+            SMALL.tuples, SMALL.stages, w[:-1], None, None, None, 0, 0.1, 1, 0, 1, 1, results, None
+        )
+    with pytest.raises(ValueError, match="shape"):
+        module.ntuple_train(((0, 0),), (0,), w, None, None, None, 0, 0.1, 1, 0, 1, 1, results, None)
+    with pytest.raises(ValueError, match="errors"):
+        module.ntuple_train(
+            SMALL.tuples, SMALL.stages, w, w[:5], None, None, 1, 0.1, 1, 0, 1, 1, results, None
+        )
+    with pytest.raises(ValueError, match="rate"):
+        module.ntuple_train(
+            SMALL.tuples, SMALL.stages, w, None, None, None, 0, 0.0, 1, 0, 1, 1, results, None
+        )
+    with pytest.raises(TypeError):
+        module.ntuple_value(SMALL.tuples, SMALL.stages, w, "board", None)
+
+
+def trained(config: TrainConfig, games: int, **kwargs: Any) -> TrainState:
+    return training.train(TrainState.new(config), games, module=module, **kwargs)
+
+
+@pytest.mark.parametrize("rule", ["td", "tc"])
+def test_two_threads_are_the_reference_merge(rule: str) -> None:
+    config = TrainConfig(shape=SMALL, rule=rule, rate=0.5, seed=7, threads=2, round_games=40)
+    got = trained(config, 80)
+    # The same by hand: each round, thread t plays games t, t + 2, ... on its
+    # own copy; the copies are merged in order.
+    shared = [np.zeros(SMALL.total, np.float32) for _ in range(config.n_arrays)]
+    copies = [[a.copy() for a in shared] for _ in range(2)]
+    for first in (0, 40):
+        for t in range(2):
+            c_train(SMALL, copies[t], rule, 0.5, 7, range(first + t, first + 40, 2))
+        ref.merge(shared, copies)
+    for a, b in zip(got.arrays, shared, strict=True):
+        assert np.array_equal(a, b)
+    assert got.games == 80
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_resume_gives_the_uninterrupted_network(tmp_path: Path, threads: int) -> None:
+    config = TrainConfig(shape=STAGED, rule="tc", rate=1.0, seed=3, threads=threads, round_games=50)
+    straight = trained(config, 300)
+    checkpoint = tmp_path / "run.t48w"
+    trained(config, 150, checkpoint=str(checkpoint), checkpoint_every=100)
+    resumed = training.load_checkpoint(str(checkpoint))
+    assert resumed.games == 150
+    training.train(resumed, 300, module=module)
+    for a, b in zip(straight.arrays, resumed.arrays, strict=True):
+        assert np.array_equal(a.view(np.uint32), b.view(np.uint32))
+    assert [p["games"] for p in resumed.curve] == [p["games"] for p in straight.curve]
+
+
+def test_progress_reports_windows(tmp_path: Path) -> None:
+    seen: list[training.WindowStats] = []
+    config = TrainConfig(shape=SMALL, rule="td", rate=0.1, seed=1, round_games=25)
+    state = trained(config, 100, window=50, progress=seen.append)
+    assert [s.games for s in seen] == [50, 100]
+    assert all(s.window == 50 and s.mean_score > 0 and s.mean_moves > 0 for s in seen)
+    assert state.curve == [s.to_json() for s in seen]
+
+
+# ------------------------------------------------------------- weights files
+
+
+def write_sample(path: Path, **kwargs: Any) -> np.ndarray:
+    w = np.arange(STAGED.total, dtype=np.float32)
+    wf.write(path, STAGED, [w], metadata={"kind": "test"}, **kwargs)
+    return w
+
+
+def test_weights_file_round_trip(tmp_path: Path) -> None:
+    path = tmp_path / "w.t48w"
+    w = write_sample(path)
+    loaded = wf.load(path)
+    assert loaded.shape == STAGED
+    assert loaded.header.metadata == {"kind": "test"}
+    assert np.array_equal(np.frombuffer(loaded.arrays[0], np.float32), w)
+    assert loaded.header.header_length % 64 == 0
+    board = Board.from_rows([[2, 4, 8, 16], [0, 2, 0, 0], [0, 0, 0, 0], [0, 0, 0, 128]])
+    got = module.ntuple_value(STAGED.tuples, STAGED.stages, loaded.arrays[0], board.packed, None)
+    assert got == ref.value(STAGED.tuples, STAGED.stages, w, board)
+    loaded.close()
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (lambda b: b[:-1], "truncated"),
+        (lambda b: b + b"\0", "truncated"),
+        (lambda b: b[:40], "truncated|not a weights"),
+        (lambda b: b[:7], "not a weights file"),
+        (lambda b: b"X" + b[1:], "not a weights file"),
+        (lambda b: b[:8] + struct.pack("<I", 2) + b[12:], "format version 2"),
+        (lambda b: b[:-3] + bytes([b[-3] ^ 1]) + b[-2:], "corrupt"),
+        (lambda b: b[:100] + bytes([b[100] ^ 0x40]) + b[101:], "corrupt|bad header"),
+        (lambda b: b"", "not a weights file"),
+    ],
+)
+def test_broken_weights_files_are_refused(tmp_path: Path, damage: Any, message: str) -> None:
+    path = tmp_path / "w.t48w"
+    write_sample(path)
+    path.write_bytes(damage(path.read_bytes()))
+    with pytest.raises(WeightsError, match=message) as caught:
+        wf.load(path)
+    assert "\n" not in str(caught.value)
+    assert str(path) in str(caught.value)
+
+
+def test_missing_weights_file_is_one_line(tmp_path: Path) -> None:
+    with pytest.raises(WeightsError, match="cannot be read"):
+        wf.load(tmp_path / "nothing.t48w")
+
+
+def test_checkpoint_is_not_shipped_weights(tmp_path: Path) -> None:
+    path = tmp_path / "w.t48w"
+    write_sample(path)
+    with pytest.raises(WeightsError, match="not a training checkpoint"):
+        training.load_checkpoint(str(path))

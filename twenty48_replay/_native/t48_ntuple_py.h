@@ -1,0 +1,371 @@
+/* The n-tuple network's functions in twenty48_replay._solver (issue 34).
+ *
+ * Included once, by t48_solver.c (one extension module, one method table).
+ * Python (twenty48_replay/solver/ntuple.py) owns every array (NumPy arrays,
+ * passed through the buffer protocol, part of the limited API since 3.11) and
+ * has already checked the weights file they came from; this file checks the
+ * numbers again (shapes, lengths, alignment), so a wrong call is a Python
+ * error, never a crash.
+ */
+#ifndef T48_NTUPLE_PY_H
+#define T48_NTUPLE_PY_H
+
+#include <string.h>
+
+#include "t48_ntuple.h"
+#include "t48_py.h"
+#include "t48_rows.h"
+
+/* A tuple of tuples of cells, and a tuple of stage thresholds, as a network. */
+static int ntuple_shape(PyObject *tuples, PyObject *stages, t48n_net *net) {
+    memset(net, 0, sizeof *net);
+    if (!PyTuple_Check(tuples) || !PyTuple_Check(stages)) {
+        PyErr_SetString(PyExc_TypeError, "tuples and stages are tuples");
+        return -1;
+    }
+    Py_ssize_t n = PyTuple_Size(tuples);
+    Py_ssize_t m = PyTuple_Size(stages);
+    if (n < 1 || n > T48N_MAX_TUPLES || m < 1 || m > T48N_MAX_STAGES) {
+        PyErr_SetString(PyExc_ValueError, "bad number of tuples or stages");
+        return -1;
+    }
+    net->n_tuples = (int)n;
+    net->n_stages = (int)m;
+    for (Py_ssize_t t = 0; t < n; t++) {
+        PyObject *cells = PyTuple_GetItem(tuples, t);
+        if (cells == NULL || !PyTuple_Check(cells)) {
+            PyErr_SetString(PyExc_TypeError, "a tuple's cells are a tuple");
+            return -1;
+        }
+        Py_ssize_t k = PyTuple_Size(cells);
+        if (k < 1 || k > T48N_MAX_LEN) {
+            PyErr_SetString(PyExc_ValueError, "a tuple has 1 to 7 cells");
+            return -1;
+        }
+        net->length[t] = (int)k;
+        for (Py_ssize_t j = 0; j < k; j++) {
+            long cell = PyLong_AsLong(PyTuple_GetItem(cells, j));
+            if (cell == -1 && PyErr_Occurred()) return -1;
+            net->cells[t][j] = cell < 0 || cell > 15 ? -1 : (int)cell;
+        }
+    }
+    for (Py_ssize_t s = 0; s < m; s++) {
+        long low = PyLong_AsLong(PyTuple_GetItem(stages, s));
+        if (low == -1 && PyErr_Occurred()) return -1;
+        net->stage_min[s] = low < 0 || low > 31 ? -1 : (int)low;
+    }
+    if (t48n_setup(net) < 0) {
+        PyErr_SetString(PyExc_ValueError, "not a valid network shape");
+        return -1;
+    }
+    return 0;
+}
+
+/* A C-contiguous buffer of exactly `bytes` bytes (writable if asked), aligned
+ * to `align`; None gives NULL when `optional`. */
+static int ntuple_buffer(PyObject *obj, Py_ssize_t bytes, int writable, Py_ssize_t align,
+                         int optional, const char *name, Py_buffer *view, void **out) {
+    *out = NULL;
+    view->obj = NULL;
+    if (obj == Py_None && optional) return 0;
+    if (PyObject_GetBuffer(obj, view, writable ? PyBUF_WRITABLE : PyBUF_SIMPLE) < 0) return -1;
+    if (view->len != bytes || ((uintptr_t)view->buf % (uintptr_t)align) != 0) {
+        PyErr_Format(PyExc_ValueError, "%s must be %zd aligned bytes, not %zd", name, bytes,
+                     view->len);
+        PyBuffer_Release(view);
+        view->obj = NULL;
+        return -1;
+    }
+    *out = view->buf;
+    return 0;
+}
+
+static void ntuple_release(Py_buffer *views, int n) {
+    for (int i = 0; i < n; i++) {
+        if (views[i].obj != NULL) PyBuffer_Release(&views[i]);
+    }
+}
+
+static int ntuple_u64(PyObject *obj, const char *name, uint64_t *out) {
+    if (!PyLong_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s must be an int", name);
+        return -1;
+    }
+    unsigned long long v = PyLong_AsUnsignedLongLong(obj);
+    if (v == (unsigned long long)-1 && PyErr_Occurred()) return -1;
+    *out = (uint64_t)v;
+    return 0;
+}
+
+PyDoc_STRVAR(ntuple_train_doc,
+             "ntuple_train(tuples, stages, weights, errors, absolute, dirty, rule, rate, seed,\n"
+             "             first, step, count, results, stop)\n"
+             "--\n\n"
+             "Play and learn from games first, first + step, ... (count of them) on the\n"
+             "float32 weights (errors and absolute: TC's arrays or None; dirty: a uint8 per\n"
+             "block of 256 weights, or None).  results: count * 16 writable bytes (score u64,\n"
+             "moves u32, largest exponent u32 per game); stop: a writable int32 (or None)\n"
+             "that stops the run between games when set.  Returns the games played.\n"
+             "Runs without the GIL.");
+
+static PyObject *py_ntuple_train(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 14) {
+        PyErr_SetString(PyExc_TypeError, "ntuple_train() takes 14 arguments");
+        return NULL;
+    }
+    t48n_net net;
+    if (ntuple_shape(args[0], args[1], &net) < 0) return NULL;
+    long rule = PyLong_AsLong(args[6]);
+    if (rule == -1 && PyErr_Occurred()) return NULL;
+    if (rule != T48N_RULE_TD && rule != T48N_RULE_TC) {
+        PyErr_SetString(PyExc_ValueError, "rule must be 0 (TD) or 1 (TC)");
+        return NULL;
+    }
+    double rate = PyFloat_AsDouble(args[7]);
+    if (rate == -1.0 && PyErr_Occurred()) return NULL;
+    if (!(rate > 0.0 && rate <= 16.0)) {
+        PyErr_SetString(PyExc_ValueError, "rate must be above 0 and at most 16");
+        return NULL;
+    }
+    t48n_train_config config = {(int)rule, rate, 0};
+    uint64_t first, step, count;
+    if (ntuple_u64(args[8], "seed", &config.seed) < 0 || ntuple_u64(args[9], "first", &first) < 0 ||
+        ntuple_u64(args[10], "step", &step) < 0 || ntuple_u64(args[11], "count", &count) < 0) {
+        return NULL;
+    }
+    if (count > ((uint64_t)1 << 40)) {
+        PyErr_SetString(PyExc_ValueError, "count is too large");
+        return NULL;
+    }
+    Py_ssize_t floats = (Py_ssize_t)net.total * 4;
+    Py_ssize_t blocks = (Py_ssize_t)((net.total + 255) >> T48N_BLOCK_SHIFT);
+    Py_buffer views[6];
+    memset(views, 0, sizeof views);
+    void *w, *e, *a, *dirty, *results, *stop;
+    int tc = rule == T48N_RULE_TC;
+    if (ntuple_buffer(args[2], floats, 1, 4, 0, "weights", &views[0], &w) < 0 ||
+        ntuple_buffer(args[3], floats, 1, 4, !tc, "errors", &views[1], &e) < 0 ||
+        ntuple_buffer(args[4], floats, 1, 4, !tc, "absolute", &views[2], &a) < 0 ||
+        ntuple_buffer(args[5], blocks, 1, 1, 1, "dirty", &views[3], &dirty) < 0 ||
+        ntuple_buffer(args[12], (Py_ssize_t)count * 16, 1, 8, 0, "results", &views[4], &results) <
+            0 ||
+        ntuple_buffer(args[13], 4, 1, 4, 1, "stop", &views[5], &stop) < 0) {
+        ntuple_release(views, 6);
+        return NULL;
+    }
+    if (!tc) e = a = NULL;
+    if (t48_rows_init() < 0) {
+        ntuple_release(views, 6);
+        return PyErr_NoMemory();
+    }
+    t48n_arrays arrays = {(float *)w, (float *)e, (float *)a, (uint8_t *)dirty};
+    uint64_t played;
+    Py_BEGIN_ALLOW_THREADS
+    played = t48n_train_games(&net, &arrays, &config, first, step, count,
+                              (t48n_game_result *)results, (const int *)stop);
+    Py_END_ALLOW_THREADS
+    ntuple_release(views, 6);
+    return PyLong_FromUnsignedLongLong((unsigned long long)played);
+}
+
+PyDoc_STRVAR(ntuple_merge_doc,
+             "ntuple_merge(shared, copies, dirty)\n"
+             "--\n\n"
+             "Merge threads' private copies into the shared float32 arrays: shared is a\n"
+             "tuple of arrays (weights, or weights, E, A), copies a tuple of such tuples,\n"
+             "dirty a tuple of uint8 block marks (one per copy).  For each block some copy\n"
+             "marked: shared += sum over copies in order of (copy - shared); then every\n"
+             "copy gets the merged block and the marks are cleared.  Runs without the GIL.");
+
+#define NTUPLE_MAX_COPIES 64
+
+static PyObject *py_ntuple_merge(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 3 || !PyTuple_Check(args[0]) || !PyTuple_Check(args[1]) ||
+        !PyTuple_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "ntuple_merge() takes 3 tuples");
+        return NULL;
+    }
+    Py_ssize_t n_arrays = PyTuple_Size(args[0]);
+    Py_ssize_t n_copies = PyTuple_Size(args[1]);
+    if (n_arrays < 1 || n_arrays > 3 || n_copies < 1 || n_copies > NTUPLE_MAX_COPIES ||
+        PyTuple_Size(args[2]) != n_copies) {
+        PyErr_SetString(PyExc_ValueError, "1 to 3 arrays, 1 to 64 copies, a mark per copy");
+        return NULL;
+    }
+    enum { MAX_VIEWS = 3 + NTUPLE_MAX_COPIES * 4 };
+    Py_buffer *views = PyMem_Calloc(MAX_VIEWS, sizeof(Py_buffer));
+    float **shared = PyMem_Calloc(3, sizeof(float *));
+    float **copies = PyMem_Calloc((size_t)(NTUPLE_MAX_COPIES * 3), sizeof(float *));
+    uint8_t **dirty = PyMem_Calloc(NTUPLE_MAX_COPIES, sizeof(uint8_t *));
+    PyObject *answer = NULL;
+    int used = 0;
+    if (views == NULL || shared == NULL || copies == NULL || dirty == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_buffer first;
+    if (PyObject_GetBuffer(PyTuple_GetItem(args[0], 0), &first, PyBUF_SIMPLE) < 0) goto done;
+    Py_ssize_t bytes = first.len;
+    PyBuffer_Release(&first);
+    if (bytes <= 0 || bytes % 4 != 0) {
+        PyErr_SetString(PyExc_ValueError, "arrays are float32");
+        goto done;
+    }
+    size_t total = (size_t)bytes / 4;
+    Py_ssize_t blocks = (Py_ssize_t)((total + 255) >> T48N_BLOCK_SHIFT);
+    void *p;
+    for (Py_ssize_t a = 0; a < n_arrays; a++) {
+        if (ntuple_buffer(PyTuple_GetItem(args[0], a), bytes, 1, 4, 0, "shared", &views[used++],
+                          &p) < 0) {
+            goto done;
+        }
+        shared[a] = (float *)p;
+    }
+    for (Py_ssize_t c = 0; c < n_copies; c++) {
+        PyObject *set = PyTuple_GetItem(args[1], c);
+        if (!PyTuple_Check(set) || PyTuple_Size(set) != n_arrays) {
+            PyErr_SetString(PyExc_ValueError, "each copy has as many arrays as shared");
+            goto done;
+        }
+        for (Py_ssize_t a = 0; a < n_arrays; a++) {
+            if (ntuple_buffer(PyTuple_GetItem(set, a), bytes, 1, 4, 0, "copy", &views[used++], &p) <
+                0) {
+                goto done;
+            }
+            copies[c * n_arrays + a] = (float *)p;
+        }
+        if (ntuple_buffer(PyTuple_GetItem(args[2], c), blocks, 1, 1, 0, "dirty", &views[used++],
+                          &p) < 0) {
+            goto done;
+        }
+        dirty[c] = (uint8_t *)p;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    t48n_merge(total, (int)n_arrays, shared, (int)n_copies, copies, dirty);
+    Py_END_ALLOW_THREADS
+    answer = Py_NewRef(Py_None);
+done:
+    if (views != NULL) ntuple_release(views, used);
+    PyMem_Free(views);
+    PyMem_Free(shared);
+    PyMem_Free(copies);
+    PyMem_Free(dirty);
+    return answer;
+}
+
+PyDoc_STRVAR(ntuple_value_doc,
+             "ntuple_value(tuples, stages, weights, packed, scale)\n"
+             "--\n\n"
+             "The network's value of the afterstate `packed` (Board.packed): float32 weights\n"
+             "when scale is None, else int16 weights times scale.");
+
+static PyObject *py_ntuple_value(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "ntuple_value() takes 5 arguments");
+        return NULL;
+    }
+    t48n_net net;
+    t48_board board;
+    if (ntuple_shape(args[0], args[1], &net) < 0 || t48_board_from_pyint(args[3], 0, &board) < 0) {
+        return NULL;
+    }
+    int quantised = args[4] != Py_None;
+    double scale = 1.0;
+    if (quantised) {
+        scale = PyFloat_AsDouble(args[4]);
+        if (scale == -1.0 && PyErr_Occurred()) return NULL;
+    }
+    Py_buffer view;
+    void *w;
+    Py_ssize_t size = quantised ? 2 : 4;
+    if (ntuple_buffer(args[2], (Py_ssize_t)net.total * size, 0, size, 0, "weights", &view, &w) <
+        0) {
+        return NULL;
+    }
+    double value = quantised ? t48n_value_i16(&net, (const int16_t *)w, scale, board)
+                             : t48n_value(&net, (const float *)w, board);
+    PyBuffer_Release(&view);
+    return PyFloat_FromDouble(value);
+}
+
+PyDoc_STRVAR(ntuple_indexes_doc,
+             "ntuple_indexes(tuples, stages, packed)\n"
+             "--\n\n"
+             "The weights' indexes the board's features read (tuple by tuple, 8\n"
+             "symmetries each), for tests.");
+
+static PyObject *py_ntuple_indexes(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "ntuple_indexes() takes 3 arguments");
+        return NULL;
+    }
+    t48n_net net;
+    t48_board board;
+    if (ntuple_shape(args[0], args[1], &net) < 0 || t48_board_from_pyint(args[2], 0, &board) < 0) {
+        return NULL;
+    }
+    uint32_t index[T48N_MAX_TUPLES * T48N_SYMMETRIES];
+    t48n_indexes(&net, t48n_nibbles(board), t48_max_exponent(board), index);
+    PyObject *out = PyTuple_New(net.n_features);
+    if (out == NULL) return NULL;
+    for (int f = 0; f < net.n_features; f++) {
+        PyObject *item = PyLong_FromUnsignedLong(index[f]);
+        if (item == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyTuple_SetItem(out, f, item);
+    }
+    return out;
+}
+
+PyDoc_STRVAR(ntuple_random_doc,
+             "ntuple_random(seed, game, n)\n"
+             "--\n\n"
+             "The first n outputs of the training PRNG of game `game`, for tests.");
+
+static PyObject *py_ntuple_random(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    uint64_t seed, game, n;
+    if (nargs != 3 || ntuple_u64(args[0], "seed", &seed) < 0 ||
+        ntuple_u64(args[1], "game", &game) < 0 || ntuple_u64(args[2], "n", &n) < 0) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "ntuple_random() takes 3 ints");
+        return NULL;
+    }
+    if (n > 1000000) {
+        PyErr_SetString(PyExc_ValueError, "n is too large");
+        return NULL;
+    }
+    PyObject *out = PyTuple_New((Py_ssize_t)n);
+    if (out == NULL) return NULL;
+    uint64_t state = t48n_game_state(seed, game);
+    for (uint64_t i = 0; i < n; i++) {
+        PyObject *item = PyLong_FromUnsignedLongLong(t48n_next(&state));
+        if (item == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyTuple_SetItem(out, (Py_ssize_t)i, item);
+    }
+    return out;
+}
+
+#define T48_NTUPLE_METHODS                                                                        \
+    {"ntuple_train", (PyCFunction)(void (*)(void))py_ntuple_train, METH_FASTCALL,                \
+     ntuple_train_doc},                                                                           \
+        {"ntuple_merge", (PyCFunction)(void (*)(void))py_ntuple_merge, METH_FASTCALL,            \
+         ntuple_merge_doc},                                                                       \
+        {"ntuple_value", (PyCFunction)(void (*)(void))py_ntuple_value, METH_FASTCALL,            \
+         ntuple_value_doc},                                                                       \
+        {"ntuple_indexes", (PyCFunction)(void (*)(void))py_ntuple_indexes, METH_FASTCALL,        \
+         ntuple_indexes_doc},                                                                     \
+    {                                                                                             \
+        "ntuple_random", (PyCFunction)(void (*)(void))py_ntuple_random, METH_FASTCALL,           \
+            ntuple_random_doc                                                                     \
+    }
+
+#endif /* T48_NTUPLE_PY_H */

@@ -1,0 +1,349 @@
+"""Training the solver's n-tuple network by TD learning (issue 34).
+
+The games and the learning run in C (``twenty48_replay._solver.ntuple_train``,
+_native/t48_ntuple.c); this module owns the arrays, the threads, the
+checkpoints and the progress.  Without the C extension there is no
+training (a pure-Python trainer would be some thousand times slower);
+:func:`training_module` says so in one line.
+
+* **Rounds.** Games are numbered from 0; round ``k`` plays games
+  ``k * round_games`` to ``(k + 1) * round_games - 1``.  With one thread the
+  games run in order on the weights.  With ``threads`` T > 1, thread ``t``
+  plays games ``t, t + T, ...`` of the round on a private copy of the arrays,
+  and at the end of the round the copies are merged into the shared arrays
+  (each block of weights some thread changed gets the sum of the threads'
+  changes, in thread order; ``ntuple_merge``), and every copy starts the
+  next round from the merged arrays.
+* **Determinism.** A game's spawns come from its own PRNG (seeded from the
+  training seed and the game's number), and its moves from the weights, so
+  the network after N games depends only on the seed, the rule and rate,
+  the shape, the number of threads and the round size.  Checkpoints are
+  written only between rounds and hold everything the next round reads:
+  resuming from one gives, bit for bit, the arrays an uninterrupted run
+  gives (the tests check it).  A run stopped inside a round (Ctrl-C) throws
+  that round away; its last checkpoint stays as it was.
+* **Checkpoints** are weights files (:mod:`~twenty48_replay.solver.weights`)
+  of float32 arrays: the weights, and under TC the two accumulators, with
+  the training's settings, its game count and its curve in the metadata.
+  Each is written to a temporary file and renamed over the last.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import math
+import time
+from collections.abc import Callable
+from typing import Any, Final
+
+import attrs
+import numpy as np
+import numpy.typing as npt
+
+from twenty48_replay import native
+from twenty48_replay.solver import weights as wf
+from twenty48_replay.solver.weights import DEFAULT_SHAPE, NetworkShape, WeightsError
+
+RULES: Final = {"td": 0, "tc": 1}
+#: The largest tiles whose rates the progress shows (exponents).
+MILESTONES: Final = (11, 13, 14, 15)
+FORMAT_KIND: Final = "checkpoint"
+MAX_THREADS: Final = 64
+
+FloatArray = npt.NDArray[np.float32]
+
+
+class TrainingUnavailableError(WeightsError):
+    """Training needs the native solver (the C extension), which is not built here."""
+
+
+def training_module() -> Any:
+    """The C extension that trains, or a :class:`WeightsError` saying it is missing."""
+    module = native.module("_solver") if native.ENGINE != "python" else None
+    if module is None or not hasattr(module, "ntuple_train"):
+        raise WeightsError(
+            "-",
+            "training needs the native solver (twenty48_replay._solver), which is not "
+            "built or not chosen here; reinstall with a C compiler",
+        )
+    return module
+
+
+@attrs.frozen
+class TrainConfig:
+    """Everything the weights after N games depend on (besides N)."""
+
+    shape: NetworkShape = DEFAULT_SHAPE
+    rule: str = "tc"
+    rate: float = 1.0
+    seed: int = 1
+    threads: int = 1
+    round_games: int = 1000
+
+    def __attrs_post_init__(self) -> None:
+        if self.rule not in RULES:
+            raise ValueError(f"rule must be one of {', '.join(RULES)}, not {self.rule!r}")
+        if not (0.0 < self.rate <= 16.0):
+            raise ValueError(f"rate must be above 0 and at most 16, not {self.rate}")
+        if not 0 <= self.seed < 1 << 64:
+            raise ValueError("seed must be from 0 to 2**64 - 1")
+        if not 1 <= self.threads <= MAX_THREADS:
+            raise ValueError(f"threads must be from 1 to {MAX_THREADS}")
+        if self.round_games < self.threads:
+            raise ValueError("a round has at least one game per thread")
+
+    @property
+    def n_arrays(self) -> int:
+        """Arrays the rule keeps: the weights, and TC's two accumulators."""
+        return 3 if self.rule == "tc" else 1
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "tuples": [list(c) for c in self.shape.tuples],
+            "stages": list(self.shape.stages),
+            "rule": self.rule,
+            "rate": self.rate,
+            "seed": self.seed,
+            "threads": self.threads,
+            "round_games": self.round_games,
+        }
+
+    @classmethod
+    def from_json(cls, shape: NetworkShape, data: dict[str, Any]) -> TrainConfig:
+        return cls(
+            shape=shape,
+            rule=str(data["rule"]),
+            rate=float(data["rate"]),
+            seed=int(data["seed"]),
+            threads=int(data["threads"]),
+            round_games=int(data["round_games"]),
+        )
+
+
+@attrs.frozen
+class WindowStats:
+    """The games of one progress window."""
+
+    games: int  # games played in all, at the end of the window
+    window: int  # games in the window
+    mean_score: float
+    mean_moves: float
+    rates: dict[int, float]  # exponent of a tile -> share of games that reached it
+    moves_per_cpu_second: float
+    cpu_seconds: float  # in all
+    wall_seconds: float  # in all
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "games": self.games,
+            "window": self.window,
+            "mean_score": round(self.mean_score, 1),
+            "mean_moves": round(self.mean_moves, 1),
+            "rates": {str(2**e): round(r, 5) for e, r in self.rates.items()},
+            "moves_per_cpu_second": round(self.moves_per_cpu_second),
+            "cpu_seconds": round(self.cpu_seconds, 1),
+            "wall_seconds": round(self.wall_seconds, 1),
+        }
+
+
+@attrs.define(eq=False)
+class TrainState:
+    """A training in memory: its settings, its arrays and what it has done."""
+
+    config: TrainConfig
+    games: int
+    arrays: list[FloatArray]
+    curve: list[dict[str, Any]] = attrs.field(factory=list)
+    cpu_seconds: float = 0.0
+    wall_seconds: float = 0.0
+    moves: int = 0
+
+    @classmethod
+    def new(cls, config: TrainConfig) -> TrainState:
+        total = config.shape.total
+        return cls(config, 0, [np.zeros(total, np.float32) for _ in range(config.n_arrays)])
+
+    @property
+    def weights(self) -> FloatArray:
+        return self.arrays[0]
+
+    def metadata(self) -> dict[str, Any]:
+        return {
+            "kind": FORMAT_KIND,
+            "training": self.config.to_json(),
+            "games": self.games,
+            "moves": self.moves,
+            "cpu_seconds": round(self.cpu_seconds, 1),
+            "wall_seconds": round(self.wall_seconds, 1),
+            "curve": self.curve,
+        }
+
+
+def save_checkpoint(path: str, state: TrainState) -> None:
+    """Write the training's arrays and state (atomically)."""
+    wf.write(path, state.config.shape, state.arrays, metadata=state.metadata())
+
+
+def load_checkpoint(path: str) -> TrainState:
+    """A training from its checkpoint (arrays copied into memory, writable)."""
+    weights = wf.load(path)
+    try:
+        header = weights.header
+        meta = header.metadata
+        if meta.get("kind") != FORMAT_KIND or header.value_type != wf.FLOAT32:
+            raise WeightsError(path, "not a training checkpoint (float32, kind 'checkpoint')")
+        try:
+            config = TrainConfig.from_json(header.shape, meta["training"])
+            games = int(meta["games"])
+            curve = list(meta.get("curve", []))
+            state = TrainState(
+                config,
+                games,
+                [np.frombuffer(a, np.float32).copy() for a in weights.arrays],
+                curve,
+                float(meta.get("cpu_seconds", 0.0)),
+                float(meta.get("wall_seconds", 0.0)),
+                int(meta.get("moves", 0)),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise WeightsError(path, f"bad training metadata ({exc})") from None
+        if len(state.arrays) != config.n_arrays or games % config.round_games:
+            raise WeightsError(path, "the arrays or the game count do not fit its settings")
+        return state
+    finally:
+        weights.close()
+
+
+class TrainingInterruptedError(Exception):
+    """Ctrl-C during a round: the round was thrown away."""
+
+
+Progress = Callable[[WindowStats], None]
+
+
+def train(
+    state: TrainState,
+    until_games: int,
+    *,
+    checkpoint: str | None = None,
+    checkpoint_every: int = 50_000,
+    window: int = 10_000,
+    progress: Progress | None = None,
+    module: Any = None,
+) -> TrainState:
+    """Train ``state`` on until ``until_games`` games (rounded up to whole rounds).
+
+    Calls ``progress`` and adds a point to the curve every ``window`` games
+    (rounded up to whole rounds); writes a checkpoint to ``checkpoint`` every
+    ``checkpoint_every`` games (rounded up to whole windows, so that no
+    window spans a resume) and at the end.  Ctrl-C stops the round in progress
+    between games and raises :class:`TrainingInterruptedError`; the arrays are
+    then those of the last finished round (the checkpoint file is left as it
+    was).
+    """
+    module = module or training_module()
+    config = state.config
+    per_round = config.round_games
+    until = _round_up(until_games, per_round)
+    window = _round_up(window, per_round)
+    every = _round_up(checkpoint_every, window)
+    tuples, stages = config.shape.tuples, config.shape.stages
+    rule = RULES[config.rule]
+    threads = config.threads
+    stop = np.zeros(1, np.int32)
+    copies: list[list[FloatArray]] = []
+    dirty: list[npt.NDArray[np.uint8]] = []
+    blocks = (config.shape.total + 255) >> 8
+    if threads > 1:
+        copies = [[a.copy() for a in state.arrays] for _ in range(threads)]
+        dirty = [np.zeros(blocks, np.uint8) for _ in range(threads)]
+    pending: list[npt.NDArray[np.uint64]] = []
+    started_cpu = time.process_time()
+    started_wall = time.monotonic()
+    base_cpu, base_wall = state.cpu_seconds, state.wall_seconds
+
+    def play(t: int, first: int, count: int, results: npt.NDArray[np.uint64]) -> int:
+        arrays = copies[t] if threads > 1 else state.arrays
+        errors = arrays[1] if config.n_arrays == 3 else None
+        absolute = arrays[2] if config.n_arrays == 3 else None
+        played: int = module.ntuple_train(
+            tuples,
+            stages,
+            arrays[0],
+            errors,
+            absolute,
+            dirty[t] if threads > 1 else None,
+            rule,
+            config.rate,
+            config.seed,
+            first,
+            threads,
+            count,
+            results,
+            stop,
+        )
+        return played
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=threads) as pool:
+        while state.games < until:
+            first = state.games
+            parts = []
+            for t in range(threads):
+                count = len(range(t, per_round, threads))
+                results = np.zeros((count, 2), np.uint64)
+                parts.append((results, pool.submit(play, t, first + t, count, results)))
+            try:
+                played = [future.result() for _results, future in parts]
+            except KeyboardInterrupt:
+                stop[0] = 1
+                concurrent.futures.wait([future for _results, future in parts])
+                raise TrainingInterruptedError from None
+            if any(n != len(r) for n, (r, _f) in zip(played, parts, strict=True)):
+                raise TrainingInterruptedError
+            if threads > 1:
+                module.ntuple_merge(
+                    tuple(state.arrays), tuple(tuple(c) for c in copies), tuple(dirty)
+                )
+            state.games += per_round
+            pending.extend(r for r, _f in parts)
+            state.moves += int(sum(int((r[:, 1] & 0xFFFFFFFF).sum()) for r, _f in parts))
+            state.cpu_seconds = base_cpu + time.process_time() - started_cpu
+            state.wall_seconds = base_wall + time.monotonic() - started_wall
+            if state.games % window == 0:
+                stats = window_stats(state, np.concatenate(pending), since_last_point(state))
+                pending = []
+                state.curve.append(stats.to_json())
+                if progress is not None:
+                    progress(stats)
+            if checkpoint is not None and (state.games % every == 0 or state.games >= until):
+                save_checkpoint(checkpoint, state)
+    return state
+
+
+def since_last_point(state: TrainState) -> float:
+    """CPU seconds since the last point of the curve."""
+    if state.curve:
+        return state.cpu_seconds - float(state.curve[-1]["cpu_seconds"])
+    return state.cpu_seconds
+
+
+def window_stats(state: TrainState, results: npt.NDArray[np.uint64], cpu: float) -> WindowStats:
+    """The figures of the games in ``results`` (one window)."""
+    scores = results[:, 0].astype(np.float64)
+    moves = (results[:, 1] & 0xFFFFFFFF).astype(np.float64)
+    largest = results[:, 1] >> 32
+    cpu = max(cpu, 1e-9)
+    return WindowStats(
+        games=state.games,
+        window=len(results),
+        mean_score=float(scores.mean()),
+        mean_moves=float(moves.mean()),
+        rates={e: float(np.mean(largest >= e)) for e in MILESTONES},
+        moves_per_cpu_second=float(moves.sum()) / cpu,
+        cpu_seconds=state.cpu_seconds,
+        wall_seconds=state.wall_seconds,
+    )
+
+
+def _round_up(n: int, k: int) -> int:
+    return max(k, math.ceil(n / k) * k)
