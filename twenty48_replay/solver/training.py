@@ -347,3 +347,70 @@ def window_stats(state: TrainState, results: npt.NDArray[np.uint64], cpu: float)
 
 def _round_up(n: int, k: int) -> int:
     return max(k, math.ceil(n / k) * k)
+
+
+def progress_line(stats: WindowStats) -> str:
+    """One line of progress (English; the command line translates its own)."""
+    rates = "  ".join(f"{2**e} {100 * r:.1f}%" for e, r in stats.rates.items())
+    return (
+        f"games {stats.games:,}  score {stats.mean_score:,.0f}  moves {stats.mean_moves:,.0f}  "
+        f"{rates}  (last {stats.window:,})  {stats.moves_per_cpu_second / 1000:,.0f}k moves/CPU s"
+        f"  CPU {stats.cpu_seconds / 3600:.2f} h  wall {stats.wall_seconds / 3600:.2f} h"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m twenty48_replay.solver.training``: train or resume (for scripts).
+
+    The command line's ``twenty48 solver train`` does the same with translated
+    messages; both write and resume the same checkpoints.
+    """
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(prog="python -m twenty48_replay.solver.training")
+    parser.add_argument("checkpoint", help="checkpoint file (resumed when it exists)")
+    parser.add_argument("--games", type=int, required=True, help="train until this many games")
+    parser.add_argument("--rule", choices=sorted(RULES), default="tc")
+    parser.add_argument("--rate", type=float, default=1.0)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--round", type=int, default=1000, dest="round_games")
+    parser.add_argument("--checkpoint-every", type=int, default=50_000)
+    parser.add_argument("--window", type=int, default=10_000)
+    args = parser.parse_args(argv)
+    from pathlib import Path
+
+    try:
+        if Path(args.checkpoint).exists():
+            state = load_checkpoint(args.checkpoint)
+            print(f"resuming {args.checkpoint} at {state.games:,} games", flush=True)
+        else:
+            config = TrainConfig(
+                rule=args.rule,
+                rate=args.rate,
+                seed=args.seed,
+                threads=args.threads,
+                round_games=args.round_games,
+            )
+            state = TrainState.new(config)
+            print(f"new training: {config.to_json()}", flush=True)
+        train(
+            state,
+            args.games,
+            checkpoint=args.checkpoint,
+            checkpoint_every=args.checkpoint_every,
+            window=args.window,
+            progress=lambda s: print(progress_line(s), flush=True),
+        )
+    except WeightsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except TrainingInterruptedError:
+        print("stopped: the last checkpoint is kept", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
