@@ -379,7 +379,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--checkpoint-every", type=int, default=50_000)
     parser.add_argument("--window", type=int, default=10_000)
     args = parser.parse_args(argv)
+    import signal
     from pathlib import Path
+
+    # A background run (nohup ... &) starts with SIGINT ignored; stop it with
+    # SIGTERM (kill PID), which here does what Ctrl-C does.
+    signal.signal(signal.SIGTERM, _interrupt)
 
     try:
         if Path(args.checkpoint).exists():
@@ -410,6 +415,10 @@ def main(argv: list[str] | None = None) -> int:
         print("stopped: the last checkpoint is kept", file=sys.stderr)
         return 130
     return 0
+
+
+def _interrupt(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":
