@@ -75,19 +75,69 @@ def test_features_match_the_reference(board: Board, shape_index: int) -> None:
     assert list(got) == ref.indexes(shape.tuples, shape.stages, board)
 
 
+def load(shape: NetworkShape, kind: int, values: Any, index: Any = None, scale: float = 1.0) -> Any:
+    return module.ntuple_load(shape.tuples, shape.stages, kind, scale, values, index)
+
+
 @settings(max_examples=200, deadline=None)
 @given(board=game_boards, seed=st.integers(0, 2**32 - 1))
 def test_values_match_the_reference(board: Board, seed: int) -> None:
     shape = STAGED
     rng = np.random.default_rng(seed)
     weights = rng.normal(0, 1000, shape.total).astype(np.float32)
-    got = module.ntuple_value(shape.tuples, shape.stages, weights, board.packed, None)
+    got = module.ntuple_value(load(shape, wf.KIND_F32, weights), board.packed)
     assert got == ref.value(shape.tuples, shape.stages, weights, board)
     quantised = rng.integers(-32768, 32768, shape.total).astype(np.int16)
+    quantised[rng.random(shape.total) < 0.7] = 0
     scale = 0.37
     expected = sum(int(quantised[i]) for i in ref.indexes(shape.tuples, shape.stages, board))
-    got = module.ntuple_value(shape.tuples, shape.stages, quantised, board.packed, scale)
+    got = module.ntuple_value(load(shape, wf.KIND_I16, quantised, scale=scale), board.packed)
     assert got == expected * scale
+    index, values = training.sparse_parts(quantised)
+    sparse = load(shape, wf.KIND_I16_SPARSE, values, index, scale)
+    assert module.ntuple_value(sparse, board.packed) == expected * scale
+
+
+def test_sparse_index_is_checked() -> None:
+    q = np.zeros(SMALL.total, np.int16)
+    q[[3, 64, 65, 4000]] = [5, -7, 9, 1]
+    index, values = training.sparse_parts(q)
+    assert list(values) == [5, -7, 9, 1]
+    assert list(index[:2, 0]) == [0, 1]
+    assert index[62, 0] == 3
+    load(SMALL, wf.KIND_I16_SPARSE, values, index)
+    for damage in (lambda i, v: (i, v[:-1]), lambda i, v: (i, np.append(v, 1))):
+        i, v = damage(index.copy(), values)
+        with pytest.raises(ValueError, match="sparse index"):
+            load(SMALL, wf.KIND_I16_SPARSE, v, i)
+    broken = index.copy()
+    broken[1, 0] = 0
+    with pytest.raises(ValueError, match="sparse index"):
+        load(SMALL, wf.KIND_I16_SPARSE, values, broken)
+    broken = index.copy()
+    broken[5, 1] |= 1
+    with pytest.raises(ValueError, match="sparse index"):
+        load(SMALL, wf.KIND_I16_SPARSE, values, broken)
+    with pytest.raises(ValueError, match="groups"):
+        load(SMALL, wf.KIND_I16_SPARSE, values, index[:-1])
+
+
+def test_greedy_play_with_the_network_is_deterministic() -> None:
+    config = TrainConfig(shape=SMALL, rule="tc", rate=1.0, seed=5, round_games=100)
+    state = trained(config, 200)
+    net = load(SMALL, wf.KIND_F32, state.weights)
+    first = np.zeros((20, 2), np.uint64)
+    second = np.zeros((20, 2), np.uint64)
+    assert module.ntuple_play(net, 99, 0, 1, 20, first, None) == 20
+    assert module.ntuple_play(net, 99, 0, 1, 20, second, None) == 20
+    assert np.array_equal(first, second)
+    q, scale = training.quantise(state.weights)
+    index, values = training.sparse_parts(q)
+    sparse = np.zeros((20, 2), np.uint64)
+    module.ntuple_play(
+        load(SMALL, wf.KIND_I16_SPARSE, values, index, scale), 99, 0, 1, 20, sparse, None
+    )
+    assert np.mean(unpack(sparse), axis=0)[0] > 0.5 * np.mean(unpack(first), axis=0)[0]
 
 
 def c_train(
@@ -171,7 +221,11 @@ def test_bad_arguments_are_python_errors() -> None:
             SMALL.tuples, SMALL.stages, w, None, None, None, 0, 0.0, 1, 0, 1, 1, results, None
         )
     with pytest.raises(TypeError):
-        module.ntuple_value(SMALL.tuples, SMALL.stages, w, "board", None)
+        module.ntuple_value(load(SMALL, wf.KIND_F32, w), "board")
+    with pytest.raises(TypeError, match="ntuple_load"):
+        module.ntuple_value(object(), 0)
+    with pytest.raises(ValueError, match="values"):
+        load(SMALL, wf.KIND_I16, w)
 
 
 def trained(config: TrainConfig, games: int, **kwargs: Any) -> TrainState:
@@ -236,8 +290,53 @@ def test_weights_file_round_trip(tmp_path: Path) -> None:
     assert np.array_equal(np.frombuffer(loaded.arrays[0], np.float32), w)
     assert loaded.header.header_length % 64 == 0
     board = Board.from_rows([[2, 4, 8, 16], [0, 2, 0, 0], [0, 0, 0, 0], [0, 0, 0, 128]])
-    got = module.ntuple_value(STAGED.tuples, STAGED.stages, loaded.arrays[0], board.packed, None)
-    assert got == ref.value(STAGED.tuples, STAGED.stages, w, board)
+    net = loaded.network(module)
+    assert module.ntuple_value(net, board.packed) == ref.value(
+        STAGED.tuples, STAGED.stages, w, board
+    )
+    del net
+    loaded.close()
+
+
+@pytest.mark.parametrize("sparse", [True, False])
+def test_exported_weights_evaluate_as_quantised(tmp_path: Path, sparse: bool) -> None:
+    config = TrainConfig(shape=STAGED, rule="tc", rate=1.0, seed=2, round_games=100)
+    state = trained(config, 300)
+    path = tmp_path / "ship.t48w"
+    info = training.export(state, str(path), sparse=sparse)
+    loaded = wf.load(path)
+    assert loaded.header.value_type == wf.INT16
+    assert loaded.header.metadata["games"] == 300
+    q, scale = training.quantise(state.weights)
+    assert info["scale"] == scale == loaded.header.scale
+    net = loaded.network(module)
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        board = cells_board([int(e) for e in rng.integers(0, 12, 16)])
+        index = ref.indexes(STAGED.tuples, STAGED.stages, board)
+        expected = sum(int(q[i]) for i in index) * scale
+        assert module.ntuple_value(net, board.packed) == expected
+        assert abs(expected - ref.value_of(state.weights, index)) <= 32 * scale
+    del net
+    loaded.close()
+
+
+def test_export_prunes_the_smallest_weights_to_fit(tmp_path: Path) -> None:
+    config = TrainConfig(shape=STAGED, rule="tc", rate=1.0, seed=2, round_games=100)
+    state = trained(config, 300)
+    q, _scale = training.quantise(state.weights)
+    nonzero = int(np.count_nonzero(q))
+    path = tmp_path / "ship.t48w"
+    training.export(state, str(path))
+    full = path.stat().st_size
+    info = training.export(state, str(path), max_bytes=full - 2 * (nonzero // 2))
+    assert path.stat().st_size <= full - 2 * (nonzero // 2)
+    assert info["kept"] <= nonzero - nonzero // 2
+    assert info["pruned_below"] > 0
+    loaded = wf.load(path)
+    kept = np.frombuffer(loaded.arrays[0], np.int16)
+    assert len(kept) == info["kept"]
+    assert np.abs(kept.astype(np.int32)).min() >= info["pruned_below"]
     loaded.close()
 
 

@@ -93,20 +93,54 @@ void t48n_indexes(const t48n_net *net, uint64_t nibbles, unsigned largest, uint3
     }
 }
 
-double t48n_value(const t48n_net *net, const float *weights, t48_board b) {
-    uint32_t index[T48N_MAX_TUPLES * T48N_SYMMETRIES];
-    t48n_indexes(net, t48n_nibbles(b), t48_max_exponent(b), index);
-    double sum = 0.0;
-    for (int f = 0; f < net->n_features; f++) sum += (double)weights[index[f]];
-    return sum;
+#if defined(__GNUC__) || defined(__clang__)
+static inline int popcount64(uint64_t x) { return __builtin_popcountll(x); }
+#else
+static inline int popcount64(uint64_t x) {
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return (int)((x * 0x0101010101010101ull) >> 56);
+}
+#endif
+
+static inline int16_t sparse_weight(const uint32_t *groups, const int16_t *values, uint32_t i) {
+    const uint32_t *g = groups + 3 * (size_t)(i >> 6);
+    uint64_t bits = (uint64_t)g[1] | (uint64_t)g[2] << 32;
+    uint64_t below = bits & ((1ull << (i & 63u)) - 1);
+    if (!((bits >> (i & 63u)) & 1u)) return 0;
+    return values[g[0] + (uint32_t)popcount64(below)];
 }
 
-double t48n_value_i16(const t48n_net *net, const int16_t *weights, double scale, t48_board b) {
+double t48n_evaluate(const t48n_weights *w, t48_board b) {
+    const t48n_net *net = w->net;
     uint32_t index[T48N_MAX_TUPLES * T48N_SYMMETRIES];
     t48n_indexes(net, t48n_nibbles(b), t48_max_exponent(b), index);
+    if (w->kind == T48N_F32) {
+        const float *v = (const float *)w->values;
+        double sum = 0.0;
+        for (int f = 0; f < net->n_features; f++) sum += (double)v[index[f]];
+        return sum;
+    }
     int64_t sum = 0;
-    for (int f = 0; f < net->n_features; f++) sum += weights[index[f]];
-    return (double)sum * scale;
+    const int16_t *v = (const int16_t *)w->values;
+    if (w->kind == T48N_I16) {
+        for (int f = 0; f < net->n_features; f++) sum += v[index[f]];
+    } else {
+        for (int f = 0; f < net->n_features; f++) sum += sparse_weight(w->groups, v, index[f]);
+    }
+    return (double)sum * w->scale;
+}
+
+int t48n_check_sparse(const uint32_t *groups, size_t n_groups, size_t n_values) {
+    uint64_t rank = 0;
+    for (size_t k = 0; k < n_groups; k++) {
+        const uint32_t *g = groups + 3 * k;
+        if (g[0] != rank) return -1;
+        rank += (uint64_t)popcount64((uint64_t)g[1] | (uint64_t)g[2] << 32);
+        if (rank > n_values) return -1;
+    }
+    return rank == n_values ? 0 : -1;
 }
 
 /* ------------------------------------------------------------------ PRNG */
@@ -272,4 +306,45 @@ void t48n_merge(size_t total, int n_arrays, float *const *shared, int n_copies,
         }
         for (int c = 0; c < n_copies; c++) dirty[c][k] = 0;
     }
+}
+
+uint64_t t48n_play_games(const t48n_weights *w, uint64_t seed, uint64_t first, uint64_t step,
+                         uint64_t count, t48n_game_result *results, const int *stop) {
+    uint64_t played = 0;
+    for (; played < count; played++) {
+        if (stop != NULL && T48N_LOAD_INT(stop)) break;
+        uint64_t state = t48n_game_state(seed, first + played * step);
+        t48_board board = {{0, 0, 0, 0}};
+        spawn(&board, &state);
+        spawn(&board, &state);
+        uint64_t score = 0;
+        uint32_t moves = 0;
+        for (;;) {
+            double best = 0.0;
+            int best_dir = -1;
+            t48_board best_after = board;
+            uint64_t best_gain = 0;
+            for (int d = 0; d < 4; d++) {
+                t48_board after = board;
+                uint64_t gained = 0;
+                if (t48_move(&after, d, &gained) != 1) continue;
+                double v = (double)gained + t48n_evaluate(w, after);
+                if (best_dir < 0 || v > best) {
+                    best = v;
+                    best_dir = d;
+                    best_after = after;
+                    best_gain = gained;
+                }
+            }
+            if (best_dir < 0) break;
+            score += best_gain;
+            moves++;
+            board = best_after;
+            spawn(&board, &state);
+        }
+        results[played].score = score;
+        results[played].moves = moves;
+        results[played].largest = t48_max_exponent(board);
+    }
+    return played;
 }

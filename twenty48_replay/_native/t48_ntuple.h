@@ -83,10 +83,47 @@ static inline int t48n_stage(const t48n_net *net, unsigned largest) {
     return net->stage_of_exponent[largest & 31u];
 }
 
-/* The value of an afterstate with float32 weights (a double sum, in feature order). */
-double t48n_value(const t48n_net *net, const float *weights, t48_board b);
-/* With int16 weights: the integer sum times `scale`. */
-double t48n_value_i16(const t48n_net *net, const int16_t *weights, double scale, t48_board b);
+/* One game's result. */
+typedef struct {
+    uint64_t score;
+    uint32_t moves;
+    uint32_t largest; /* exponent of the largest tile */
+} t48n_game_result;
+
+/* Weights as a file holds them (twenty48_replay/solver/weights.py checks the
+ * file; t48n_check_sparse checks a sparse index before any lookup):
+ *
+ * - T48N_F32: `total` float32 values;
+ * - T48N_I16: `total` int16 values, times `scale`;
+ * - T48N_I16_SPARSE: the nonzero int16 values only, in index order, and an
+ *   index of `groups` = total / 64 groups of three uint32 words: the number
+ *   of stored values before the group, then the group's 64-bit mask of
+ *   nonzero weights (low word, high word).  Weight i is 0 when bit i % 64 of
+ *   its group's mask is clear, else values[rank + popcount(bits below it)]. */
+#define T48N_F32 0
+#define T48N_I16 1
+#define T48N_I16_SPARSE 2
+
+typedef struct {
+    const t48n_net *net;
+    int kind;
+    double scale;
+    const void *values;
+    const uint32_t *groups; /* T48N_I16_SPARSE only */
+} t48n_weights;
+
+/* The value of an afterstate: float32 weights summed in double precision in
+ * feature order; int16 weights summed exactly, times the scale. */
+double t48n_evaluate(const t48n_weights *w, t48_board b);
+
+/* 0 when a sparse index is consistent with `n_values` stored values
+ * (ranks counted right, every group's rank + count within n_values), else -1. */
+int t48n_check_sparse(const uint32_t *groups, size_t n_groups, size_t n_values);
+
+/* Play games first, first + step, ... greedily (reward + value, no search,
+ * no learning) with the training PRNG; results as t48n_train_games. */
+uint64_t t48n_play_games(const t48n_weights *w, uint64_t seed, uint64_t first, uint64_t step,
+                         uint64_t count, t48n_game_result *results, const int *stop);
 
 typedef struct {
     int rule;      /* T48N_RULE_TD or T48N_RULE_TC */
@@ -95,12 +132,6 @@ typedef struct {
                       rate * error / n_features (times its own coherence under TC) */
     uint64_t seed; /* the training seed */
 } t48n_train_config;
-
-typedef struct {
-    uint64_t score;
-    uint32_t moves;
-    uint32_t largest; /* exponent of the largest tile */
-} t48n_game_result;
 
 /* The weights a training run changes: `weights`, and under TC also `errors`
  * (E: the sum of each weight's errors) and `absolute` (A: the sum of their

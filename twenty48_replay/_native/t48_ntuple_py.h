@@ -255,40 +255,161 @@ done:
     return answer;
 }
 
-PyDoc_STRVAR(ntuple_value_doc,
-             "ntuple_value(tuples, stages, weights, packed, scale)\n"
+/* A loaded network: its shape and weights, and the buffers it reads
+ * (held until the capsule is freed, so a memory-mapped file stays mapped). */
+typedef struct {
+    t48n_net net;
+    t48n_weights weights;
+    Py_buffer views[2];
+} ntuple_loaded;
+
+#define NTUPLE_CAPSULE "twenty48_replay._solver.ntuple"
+
+static void ntuple_capsule_free(PyObject *capsule) {
+    ntuple_loaded *loaded = PyCapsule_GetPointer(capsule, NTUPLE_CAPSULE);
+    if (loaded == NULL) {
+        PyErr_Clear();
+        return;
+    }
+    ntuple_release(loaded->views, 2);
+    PyMem_Free(loaded);
+}
+
+/* The network of a capsule made by ntuple_load (NULL with a TypeError otherwise). */
+static const ntuple_loaded *ntuple_of(PyObject *capsule) {
+    if (!PyCapsule_IsValid(capsule, NTUPLE_CAPSULE)) {
+        PyErr_SetString(PyExc_TypeError, "not a network from ntuple_load()");
+        return NULL;
+    }
+    return PyCapsule_GetPointer(capsule, NTUPLE_CAPSULE);
+}
+
+PyDoc_STRVAR(ntuple_load_doc,
+             "ntuple_load(tuples, stages, kind, scale, values, groups)\n"
              "--\n\n"
-             "The network's value of the afterstate `packed` (Board.packed): float32 weights\n"
-             "when scale is None, else int16 weights times scale.");
+             "A network to evaluate with: kind 0 = float32 weights, 1 = int16 weights\n"
+             "times scale, 2 = sparse int16 (values: the nonzero weights; groups: the\n"
+             "index, 3 uint32 per 64 weights).  The buffers (a memory-mapped file) are\n"
+             "checked once here and held by the returned capsule.");
+
+static PyObject *py_ntuple_load(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "ntuple_load() takes 6 arguments");
+        return NULL;
+    }
+    ntuple_loaded *loaded = PyMem_Calloc(1, sizeof *loaded);
+    if (loaded == NULL) return PyErr_NoMemory();
+    if (ntuple_shape(args[0], args[1], &loaded->net) < 0) goto fail;
+    long kind = PyLong_AsLong(args[2]);
+    if (kind == -1 && PyErr_Occurred()) goto fail;
+    double scale = PyFloat_AsDouble(args[3]);
+    if (scale == -1.0 && PyErr_Occurred()) goto fail;
+    if (kind < T48N_F32 || kind > T48N_I16_SPARSE || !(scale > 0.0 && scale < 1e30)) {
+        PyErr_SetString(PyExc_ValueError, "kind must be 0, 1 or 2 and scale above 0");
+        goto fail;
+    }
+    size_t total = loaded->net.total;
+    void *values = NULL, *groups = NULL;
+    if (kind == T48N_I16_SPARSE) {
+        if (total % 64 != 0) {
+            PyErr_SetString(PyExc_ValueError, "a sparse network has a multiple of 64 weights");
+            goto fail;
+        }
+        Py_ssize_t index_bytes = (Py_ssize_t)(total / 64 * 12);
+        if (ntuple_buffer(args[5], index_bytes, 0, 4, 0, "groups", &loaded->views[1], &groups) < 0) {
+            goto fail;
+        }
+        if (PyObject_GetBuffer(args[4], &loaded->views[0], PyBUF_SIMPLE) < 0) goto fail;
+        values = loaded->views[0].buf;
+        if (loaded->views[0].len % 2 != 0 || (uintptr_t)values % 2 != 0 ||
+            t48n_check_sparse((const uint32_t *)groups, total / 64,
+                              (size_t)loaded->views[0].len / 2) < 0) {
+            PyErr_SetString(PyExc_ValueError, "the sparse index does not fit its values");
+            goto fail;
+        }
+    } else {
+        Py_ssize_t size = kind == T48N_F32 ? 4 : 2;
+        if (ntuple_buffer(args[4], (Py_ssize_t)total * size, 0, size, 0, "values",
+                          &loaded->views[0], &values) < 0) {
+            goto fail;
+        }
+    }
+    loaded->weights.net = &loaded->net;
+    loaded->weights.kind = (int)kind;
+    loaded->weights.scale = kind == T48N_F32 ? 1.0 : scale;
+    loaded->weights.values = values;
+    loaded->weights.groups = (const uint32_t *)groups;
+    PyObject *capsule = PyCapsule_New(loaded, NTUPLE_CAPSULE, ntuple_capsule_free);
+    if (capsule == NULL) goto fail;
+    return capsule;
+fail:
+    ntuple_release(loaded->views, 2);
+    PyMem_Free(loaded);
+    return NULL;
+}
+
+PyDoc_STRVAR(ntuple_value_doc,
+             "ntuple_value(network, packed)\n"
+             "--\n\n"
+             "The network's value of the afterstate `packed` (Board.packed).");
 
 static PyObject *py_ntuple_value(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    if (nargs != 5) {
-        PyErr_SetString(PyExc_TypeError, "ntuple_value() takes 5 arguments");
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "ntuple_value() takes 2 arguments");
         return NULL;
     }
-    t48n_net net;
+    const ntuple_loaded *loaded = ntuple_of(args[0]);
     t48_board board;
-    if (ntuple_shape(args[0], args[1], &net) < 0 || t48_board_from_pyint(args[3], 0, &board) < 0) {
+    if (loaded == NULL || t48_board_from_pyint(args[1], 0, &board) < 0) return NULL;
+    return PyFloat_FromDouble(t48n_evaluate(&loaded->weights, board));
+}
+
+PyDoc_STRVAR(ntuple_play_doc,
+             "ntuple_play(network, seed, first, step, count, results, stop)\n"
+             "--\n\n"
+             "Play games first, first + step, ... greedily by the network (no search, no\n"
+             "learning) with the training PRNG; results and stop as ntuple_train.\n"
+             "Returns the games played.  Runs without the GIL.");
+
+static PyObject *py_ntuple_play(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "ntuple_play() takes 7 arguments");
         return NULL;
     }
-    int quantised = args[4] != Py_None;
-    double scale = 1.0;
-    if (quantised) {
-        scale = PyFloat_AsDouble(args[4]);
-        if (scale == -1.0 && PyErr_Occurred()) return NULL;
-    }
-    Py_buffer view;
-    void *w;
-    Py_ssize_t size = quantised ? 2 : 4;
-    if (ntuple_buffer(args[2], (Py_ssize_t)net.total * size, 0, size, 0, "weights", &view, &w) <
-        0) {
+    const ntuple_loaded *loaded = ntuple_of(args[0]);
+    uint64_t seed, first, step, count;
+    if (loaded == NULL || ntuple_u64(args[1], "seed", &seed) < 0 ||
+        ntuple_u64(args[2], "first", &first) < 0 || ntuple_u64(args[3], "step", &step) < 0 ||
+        ntuple_u64(args[4], "count", &count) < 0) {
         return NULL;
     }
-    double value = quantised ? t48n_value_i16(&net, (const int16_t *)w, scale, board)
-                             : t48n_value(&net, (const float *)w, board);
-    PyBuffer_Release(&view);
-    return PyFloat_FromDouble(value);
+    if (count > ((uint64_t)1 << 40)) {
+        PyErr_SetString(PyExc_ValueError, "count is too large");
+        return NULL;
+    }
+    Py_buffer views[2];
+    memset(views, 0, sizeof views);
+    void *results, *stop;
+    if (ntuple_buffer(args[5], (Py_ssize_t)count * 16, 1, 8, 0, "results", &views[0], &results) <
+            0 ||
+        ntuple_buffer(args[6], 4, 1, 4, 1, "stop", &views[1], &stop) < 0) {
+        ntuple_release(views, 2);
+        return NULL;
+    }
+    if (t48_rows_init() < 0) {
+        ntuple_release(views, 2);
+        return PyErr_NoMemory();
+    }
+    uint64_t played;
+    Py_BEGIN_ALLOW_THREADS
+    played = t48n_play_games(&loaded->weights, seed, first, step, count,
+                             (t48n_game_result *)results, (const int *)stop);
+    Py_END_ALLOW_THREADS
+    ntuple_release(views, 2);
+    return PyLong_FromUnsignedLongLong((unsigned long long)played);
 }
 
 PyDoc_STRVAR(ntuple_indexes_doc,
@@ -359,8 +480,12 @@ static PyObject *py_ntuple_random(PyObject *module, PyObject *const *args, Py_ss
      ntuple_train_doc},                                                                           \
         {"ntuple_merge", (PyCFunction)(void (*)(void))py_ntuple_merge, METH_FASTCALL,            \
          ntuple_merge_doc},                                                                       \
+        {"ntuple_load", (PyCFunction)(void (*)(void))py_ntuple_load, METH_FASTCALL,              \
+         ntuple_load_doc},                                                                        \
         {"ntuple_value", (PyCFunction)(void (*)(void))py_ntuple_value, METH_FASTCALL,            \
          ntuple_value_doc},                                                                       \
+        {"ntuple_play", (PyCFunction)(void (*)(void))py_ntuple_play, METH_FASTCALL,              \
+         ntuple_play_doc},                                                                        \
         {"ntuple_indexes", (PyCFunction)(void (*)(void))py_ntuple_indexes, METH_FASTCALL,        \
          ntuple_indexes_doc},                                                                     \
     {                                                                                             \

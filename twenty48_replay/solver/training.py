@@ -349,6 +349,102 @@ def _round_up(n: int, k: int) -> int:
     return max(k, math.ceil(n / k) * k)
 
 
+#: The largest shipped weights file (the wheel's budget, issue 34).
+SHIPPED_MAX_BYTES: Final = 50_000_000
+INT16_MAX: Final = 32767
+
+
+def quantise(weights: FloatArray) -> tuple[npt.NDArray[np.int16], float]:
+    """int16 weights and their scale: ``weights ~ q * scale``, the largest at 32767."""
+    peak = float(np.abs(weights).max())
+    scale = peak / INT16_MAX if peak > 0 else 1.0
+    q = np.clip(np.rint(weights / np.float64(scale)), -INT16_MAX, INT16_MAX).astype(np.int16)
+    return q, scale
+
+
+def sparse_parts(q: npt.NDArray[np.int16]) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.int16]]:
+    """The sparse layout of int16 weights: the index (rank, mask low, mask high per 64) and
+    the nonzero values in order."""
+    nonzero = (q != 0).reshape(-1, wf.GROUP)
+    masks = np.packbits(nonzero, axis=1, bitorder="little").view("<u8").ravel()
+    counts = nonzero.sum(axis=1, dtype=np.uint64)
+    ranks = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.uint64)
+    index = np.empty((len(masks), 3), "<u4")
+    index[:, 0] = ranks
+    index[:, 1] = masks & 0xFFFFFFFF
+    index[:, 2] = masks >> np.uint64(32)
+    return index, q[q != 0].astype("<i2")
+
+
+def prune(q: npt.NDArray[np.int16], most: int) -> tuple[npt.NDArray[np.int16], int]:
+    """Zero the smallest weights until at most ``most`` are nonzero; returns the weights
+    and the smallest magnitude kept (0 when nothing was pruned)."""
+    magnitudes = np.abs(q[q != 0].astype(np.int32))
+    if len(magnitudes) <= most:
+        return q, 0
+    # The smallest threshold whose survivors fit (ties at the threshold all go).
+    threshold = (
+        int(np.partition(magnitudes, len(magnitudes) - most - 1)[len(magnitudes) - most - 1]) + 1
+    )
+    pruned = q.copy()
+    pruned[np.abs(q.astype(np.int32)) < threshold] = 0
+    return pruned, threshold
+
+
+def export(
+    state: TrainState, path: str, *, max_bytes: int = SHIPPED_MAX_BYTES, sparse: bool = True
+) -> dict[str, Any]:
+    """Write the weights of a training as a file to ship: int16 with one scale, sparse
+    (only the nonzero weights, and an index) unless ``sparse`` is false, pruned (the
+    smallest weights zeroed) until the file fits ``max_bytes``.  Returns what was done."""
+    shape = state.config.shape
+    q, scale = quantise(state.weights)
+    nonzero = int(np.count_nonzero(q))
+    threshold = 0
+    info: dict[str, Any] = {"scale": scale, "nonzero": nonzero, "total": shape.total}
+    metadata = {
+        "kind": "weights",
+        "training": state.config.to_json(),
+        "games": state.games,
+        "moves": state.moves,
+        "cpu_seconds": round(state.cpu_seconds, 1),
+        "curve": state.curve,
+        "quantisation": info,
+    }
+    if not sparse:
+        wf.write(
+            path, shape, [q.astype("<i2")], value_type=wf.INT16, scale=scale, metadata=metadata
+        )
+        return info
+    index_bytes = shape.total // wf.GROUP * wf.GROUP_BYTES
+    head = len(
+        wf.encode_header(
+            shape,
+            value_type=wf.INT16,
+            n_arrays=1,
+            scale=scale,
+            metadata={
+                **metadata,
+                "quantisation": {**info, "pruned_below": 2**15, "kept": shape.total},
+            },
+        )
+    )
+    most = max(0, (max_bytes - head - index_bytes) // 2)
+    q, threshold = prune(q, most)
+    info.update({"pruned_below": threshold, "kept": int(np.count_nonzero(q))})
+    index, values = sparse_parts(q)
+    wf.write(
+        path,
+        shape,
+        [values],
+        value_type=wf.INT16,
+        scale=scale,
+        metadata=metadata,
+        sparse_index=index,
+    )
+    return info
+
+
 def progress_line(stats: WindowStats) -> str:
     """One line of progress (English; the command line translates its own)."""
     rates = "  ".join(f"{2**e} {100 * r:.1f}%" for e, r in stats.rates.items())

@@ -56,7 +56,15 @@ FLOAT32: Final = 1
 INT16: Final = 2
 VALUE_TYPES: Final = {FLOAT32: ("float32", 4), INT16: ("int16", 2)}
 DENSE: Final = 1
-LAYOUTS: Final = (DENSE,)
+SPARSE: Final = 2
+LAYOUTS: Final = (DENSE, SPARSE)
+#: A sparse file's index: per group of 64 weights, three uint32 (rank, mask low, mask high).
+GROUP: Final = 64
+GROUP_BYTES: Final = 12
+#: What ntuple_load calls each kind of weights.
+KIND_F32: Final = 0
+KIND_I16: Final = 1
+KIND_I16_SPARSE: Final = 2
 
 
 class WeightsError(Twenty48Error):
@@ -183,6 +191,8 @@ def encode_header(
     n_arrays: int,
     scale: float,
     metadata: dict[str, Any],
+    layout: int = DENSE,
+    payload_length: int | None = None,
 ) -> bytes:
     """The header's bytes with a zero digest (the writer fills it in)."""
     meta = json.dumps(metadata, sort_keys=True, ensure_ascii=True).encode("ascii")
@@ -195,7 +205,8 @@ def encode_header(
     stages = bytes(shape.stages).ljust(_round_up(len(shape.stages), 8), b"\0")
     body_length = FIXED.size + len(tuples) + len(stages) + len(meta)
     header_length = _round_up(body_length, HEADER_ALIGN)
-    payload_length = n_arrays * shape.total * VALUE_TYPES[value_type][1]
+    if payload_length is None:
+        payload_length = n_arrays * shape.total * VALUE_TYPES[value_type][1]
     fixed = FIXED.pack(
         MAGIC,
         VERSION,
@@ -203,7 +214,7 @@ def encode_header(
         b"\0" * 32,
         payload_length,
         value_type,
-        DENSE,
+        layout,
         len(shape.tuples),
         len(shape.stages),
         CELL_VALUES,
@@ -292,8 +303,15 @@ def parse_header(path: str | os.PathLike[str], data: bytes | mmap.mmap, size: in
     if any(bytes(data[at + meta_length : header_length])):
         raise bad("padding")
     shape = NetworkShape(tuple(tuples), stages)
-    if payload_length != n_arrays * shape.total * VALUE_TYPES[value_type][1]:
+    itemsize = VALUE_TYPES[value_type][1]
+    if layout == DENSE and payload_length != n_arrays * shape.total * itemsize:
         raise bad("payload length")
+    if layout == SPARSE:
+        index_bytes = shape.total // GROUP * GROUP_BYTES
+        if value_type != INT16 or n_arrays != 1 or shape.total % GROUP:
+            raise bad("a sparse file holds one int16 array of a multiple of 64 weights")
+        if payload_length < index_bytes or (payload_length - index_bytes) % itemsize:
+            raise bad("payload length")
     return Header(
         shape, value_type, layout, n_arrays, scale, metadata, header_length, payload_length, digest
     )
@@ -306,21 +324,50 @@ def _fmt(template: str, **values: object) -> str:
 
 @attrs.frozen(eq=False)
 class Weights:
-    """A checked, memory-mapped weights file: ``arrays[i]`` is a read-only memoryview."""
+    """A checked, memory-mapped weights file.
+
+    ``arrays[i]`` is a read-only memoryview of array ``i`` (dense files; a
+    sparse file has one, its nonzero values), ``index`` the sparse index
+    (None when dense).
+    """
 
     path: str
     header: Header
     mapping: mmap.mmap
     arrays: tuple[memoryview, ...]
+    index: memoryview | None = None
 
     @property
     def shape(self) -> NetworkShape:
         return self.header.shape
 
+    @property
+    def kind(self) -> int:
+        """What ``ntuple_load`` calls these weights."""
+        if self.header.layout == SPARSE:
+            return KIND_I16_SPARSE
+        return KIND_F32 if self.header.value_type == FLOAT32 else KIND_I16
+
+    def network(self, module: Any) -> Any:
+        """The weights as the C extension evaluates them (it checks a sparse index)."""
+        shape = self.shape
+        try:
+            return module.ntuple_load(
+                shape.tuples, shape.stages, self.kind, self.header.scale, self.arrays[0], self.index
+            )
+        except ValueError as exc:
+            raise WeightsError(self.path, _fmt(BAD_HEADER, what=str(exc))) from None
+
     def close(self) -> None:
-        for view in self.arrays:
-            view.release()
-        self.mapping.close()
+        """Unmap now, unless an array made from the views still holds the mapping (it
+        is then unmapped when the last of those goes)."""
+        for view in (*self.arrays, self.index):
+            if view is not None:
+                view.release()
+        try:
+            self.mapping.close()
+        except BufferError:
+            pass
 
 
 def load(path: str | os.PathLike[str], *, verify: bool = True) -> Weights:
@@ -341,16 +388,22 @@ def load(path: str | os.PathLike[str], *, verify: bool = True) -> Weights:
             if digest != header.digest:
                 raise WeightsError(path, CORRUPT)
         whole = memoryview(mapping)
-        length = header.shape.total * header.itemsize
-        arrays = tuple(
-            whole[header.header_length + i * length : header.header_length + (i + 1) * length]
-            for i in range(header.n_arrays)
-        )
+        start = header.header_length
+        index = None
+        if header.layout == SPARSE:
+            index_bytes = header.shape.total // GROUP * GROUP_BYTES
+            index = whole[start : start + index_bytes]
+            arrays: tuple[memoryview, ...] = (whole[start + index_bytes : size],)
+        else:
+            length = header.shape.total * header.itemsize
+            arrays = tuple(
+                whole[start + i * length : start + (i + 1) * length] for i in range(header.n_arrays)
+            )
         whole.release()
     except BaseException:
         mapping.close()
         raise
-    return Weights(str(path), header, mapping, arrays)
+    return Weights(str(path), header, mapping, arrays, index)
 
 
 def write(
@@ -361,24 +414,41 @@ def write(
     value_type: int = FLOAT32,
     scale: float = 1.0,
     metadata: dict[str, Any] | None = None,
+    sparse_index: Any = None,
 ) -> None:
     """Write a weights file atomically (a temporary file beside it, then a rename).
 
     ``arrays``: buffers of ``shape.total`` little-endian values of
-    ``value_type`` each (NumPy arrays, bytes).  The digest covers everything
-    after it.  A crash or Ctrl-C leaves the previous file whole.
+    ``value_type`` each (NumPy arrays, bytes); with ``sparse_index`` (the
+    index of a sparse file) one buffer of the nonzero int16 values.  The
+    digest covers everything after it.  A crash or Ctrl-C leaves the
+    previous file whole.
     """
     target = Path(path)
+    views = [memoryview(a).cast("B") for a in arrays]
+    layout, payload_length = DENSE, None
+    if sparse_index is not None:
+        index = memoryview(sparse_index).cast("B")
+        if len(views) != 1 or index.nbytes != shape.total // GROUP * GROUP_BYTES:
+            raise ValueError("a sparse file has one array of values and an index of the shape")
+        views = [index, *views]
+        layout, payload_length = SPARSE, sum(v.nbytes for v in views)
+    else:
+        expected = shape.total * VALUE_TYPES[value_type][1]
+        for view in views:
+            if view.nbytes != expected:
+                raise ValueError(f"an array of {view.nbytes} bytes, expected {expected}")
     head = bytearray(
         encode_header(
-            shape, value_type=value_type, n_arrays=len(arrays), scale=scale, metadata=metadata or {}
+            shape,
+            value_type=value_type,
+            n_arrays=len(arrays),
+            scale=scale,
+            metadata=metadata or {},
+            layout=layout,
+            payload_length=payload_length,
         )
     )
-    expected = shape.total * VALUE_TYPES[value_type][1]
-    views = [memoryview(a).cast("B") for a in arrays]
-    for view in views:
-        if view.nbytes != expected:
-            raise ValueError(f"an array of {view.nbytes} bytes, expected {expected}")
     digest = hashlib.sha256(head[HASHED_FROM:])
     for view in views:
         digest.update(view)
