@@ -21,6 +21,7 @@ No NumPy here: a hint loads weights without paying for importing it.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import json
@@ -364,10 +365,8 @@ class Weights:
         for view in (*self.arrays, self.index):
             if view is not None:
                 view.release()
-        try:
+        with contextlib.suppress(BufferError):
             self.mapping.close()
-        except BufferError:
-            pass
 
 
 def load(path: str | os.PathLike[str], *, verify: bool = True) -> Weights:
