@@ -374,3 +374,81 @@ def test_checkpoint_is_not_shipped_weights(tmp_path: Path) -> None:
     write_sample(path)
     with pytest.raises(WeightsError, match="not a training checkpoint"):
         training.load_checkpoint(str(path))
+
+
+# ------------------------------------------------------------ search (issue 34)
+
+
+def ref_search(shape: NetworkShape, q: np.ndarray, board: Board, depth: int) -> list[float | None]:
+    """Plain expectimax over an int16 network (scale 1), as t48_solver_search.h defines it:
+    a move's value is its points plus its afterstate's; an afterstate at ``depth`` is
+    the network's value floored at 0; a chance node averages every spawn, 2s first."""
+
+    def leaf(a: Board) -> float:
+        return max(0.0, float(sum(int(q[i]) for i in ref.indexes(shape.tuples, shape.stages, a))))
+
+    def max_node(s: Board, level: int) -> float:
+        best = 0.0
+        for code in range(4):
+            moved = ref.slide(s, code)
+            if moved is None:
+                continue
+            after, gained = moved
+            v = gained + (leaf(after) if level >= depth else chance(after, level))
+            best = max(best, v)
+        return best
+
+    def chance(a: Board, level: int) -> float:
+        empties = a.empty_cells()
+        if not empties:
+            return leaf(a)
+        share = 1.0 / len(empties)
+        total = 0.0
+        for tile, p in ((2, 0.9), (4, 0.1)):
+            for cell in empties:
+                total += share * p * max_node(a.with_tile(cell, tile), level + 1)
+        return total
+
+    values: list[float | None] = []
+    for code in range(4):
+        moved = ref.slide(board, code)
+        if moved is None:
+            values.append(None)
+            continue
+        after, gained = moved
+        values.append(gained + (leaf(after) if depth == 0 else chance(after, 0)))
+    return values
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    exponents=st.lists(st.sampled_from([0, 0, 0, *range(1, 10)]), min_size=16, max_size=16).filter(
+        lambda e: 3 <= e.count(0) <= 6
+    ),
+    depth=st.integers(0, 1),
+)
+def test_network_search_is_expectimax_over_the_network(exponents: list[int], depth: int) -> None:
+    shape = STAGED
+    rng = np.random.default_rng(sum(exponents))
+    q = rng.integers(-3000, 3000, shape.total).astype(np.int16)
+    net = load(shape, wf.KIND_I16, q)
+    board = cells_board(exponents)
+    values, *_rest = module.search(board.packed, depth, depth, 0.0, 0, 0, 18, 0, net)
+    expected = ref_search(shape, q, board, depth)
+    assert [v is None for v in values] == [v is None for v in expected]
+    for got, want in zip(values, expected, strict=True):
+        if want is not None:
+            assert got == pytest.approx(want, rel=1e-12, abs=1e-9)
+
+
+def test_network_search_handles_wide_boards() -> None:
+    """Tiles of 65536 and more: the network sees them as 32768 (cap 15), the search's
+    moves stay exact, and the values are finite."""
+    q = np.ones(STAGED.total, np.int16)
+    net = load(STAGED, wf.KIND_I16, q)
+    board = Board.from_rows([[65536, 65536, 2, 0], [131072, 4, 0, 0], [0, 0, 0, 0], [0, 0, 0, 2]])
+    values, _depth, nodes, *_rest = module.search(board.packed, 2, 2, 1e-4, 0, 1, 18, 0, net)
+    left = values[2]
+    assert left is not None
+    assert left >= 131072  # LEFT merges the two 65536s
+    assert nodes > 0

@@ -113,9 +113,13 @@ static inline int16_t sparse_weight(const uint32_t *groups, const int16_t *value
 }
 
 double t48n_evaluate(const t48n_weights *w, t48_board b) {
+    return t48n_evaluate_nibbles(w, t48n_nibbles(b), t48_max_exponent(b));
+}
+
+double t48n_evaluate_nibbles(const t48n_weights *w, uint64_t nibbles, unsigned largest) {
     const t48n_net *net = w->net;
     uint32_t index[T48N_MAX_TUPLES * T48N_SYMMETRIES];
-    t48n_indexes(net, t48n_nibbles(b), t48_max_exponent(b), index);
+    t48n_indexes(net, nibbles, largest, index);
     if (w->kind == T48N_F32) {
         const float *v = (const float *)w->values;
         double sum = 0.0;

@@ -115,6 +115,9 @@ typedef struct {
 /* The value of an afterstate: float32 weights summed in double precision in
  * feature order; int16 weights summed exactly, times the scale. */
 double t48n_evaluate(const t48n_weights *w, t48_board b);
+/* The same from the capped nibble board (t48n_nibbles) and the exponent of
+ * the largest tile (which picks the stage). */
+double t48n_evaluate_nibbles(const t48n_weights *w, uint64_t nibbles, unsigned largest);
 
 /* 0 when a sparse index is consistent with `n_values` stored values
  * (ranks counted right, every group's rank + count within n_values), else -1. */
