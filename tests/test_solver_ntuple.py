@@ -452,3 +452,18 @@ def test_network_search_handles_wide_boards() -> None:
     assert left is not None
     assert left >= 131072  # LEFT merges the two 65536s
     assert nodes > 0
+
+
+def test_weights_errors_translate_their_reason(tmp_path: Path) -> None:
+    from twenty48_replay import i18n
+
+    path = tmp_path / "w.t48w"
+    write_sample(path)
+    path.write_bytes(path.read_bytes()[:-1])
+    with pytest.raises(WeightsError) as caught:
+        wf.load(path)
+    error = caught.value
+    assert error.reason == wf.TRUNCATED
+    assert str(error) == f"weights file {path}: " + wf.TRUNCATED.format(**error.values)
+    assert str(path) in error.translated()
+    assert i18n is not None

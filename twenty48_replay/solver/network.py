@@ -85,4 +85,4 @@ def network(module: Any, explicit: str | None = None) -> Network | None:
     except WeightsError:
         raise
     except (OSError, ValueError) as exc:  # anything the checks did not name
-        raise WeightsError(path, str(exc)) from None
+        raise WeightsError(path, wf.UNREADABLE, why=str(exc)) from None

@@ -53,19 +53,11 @@ MAX_THREADS: Final = 64
 FloatArray = npt.NDArray[np.float32]
 
 
-class TrainingUnavailableError(WeightsError):
-    """Training needs the native solver (the C extension), which is not built here."""
-
-
 def training_module() -> Any:
     """The C extension that trains, or a :class:`WeightsError` saying it is missing."""
     module = native.module("_solver") if native.ENGINE != "python" else None
     if module is None or not hasattr(module, "ntuple_train"):
-        raise WeightsError(
-            "-",
-            "training needs the native solver (twenty48_replay._solver), which is not "
-            "built or not chosen here; reinstall with a C compiler",
-        )
+        raise WeightsError("-", wf.NO_TRAINER)
     return module
 
 
@@ -191,7 +183,7 @@ def load_checkpoint(path: str) -> TrainState:
         header = weights.header
         meta = header.metadata
         if meta.get("kind") != FORMAT_KIND or header.value_type != wf.FLOAT32:
-            raise WeightsError(path, "not a training checkpoint (float32, kind 'checkpoint')")
+            raise WeightsError(path, wf.NOT_CHECKPOINT)
         try:
             config = TrainConfig.from_json(header.shape, meta["training"])
             games = int(meta["games"])
@@ -206,9 +198,9 @@ def load_checkpoint(path: str) -> TrainState:
                 int(meta.get("moves", 0)),
             )
         except (KeyError, TypeError, ValueError) as exc:
-            raise WeightsError(path, f"bad training metadata ({exc})") from None
+            raise WeightsError(path, wf.BAD_TRAINING, what=str(exc)) from None
         if len(state.arrays) != config.n_arrays or games % config.round_games:
-            raise WeightsError(path, "the arrays or the game count do not fit its settings")
+            raise WeightsError(path, wf.BAD_TRAINING, what="arrays or game count")
         return state
     finally:
         weights.close()

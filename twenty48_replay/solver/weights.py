@@ -74,13 +74,17 @@ class WeightsError(Twenty48Error):
     exit_code: ClassVar[int] = EXIT_UNUSABLE
     TEMPLATE: ClassVar[str] = N_("weights file {path}: {reason}")
 
-    def __init__(self, path: str | os.PathLike[str], reason: str) -> None:
+    def __init__(self, path: str | os.PathLike[str], reason: str, **values: object) -> None:
+        """``reason``: one of the templates below (marked for translation), ``values``
+        its placeholders."""
         self.path = str(path)
         self.reason = reason
-        super().__init__(self.TEMPLATE.format(path=self.path, reason=reason))
+        self.values = values
+        super().__init__(self.TEMPLATE.format(path=self.path, reason=reason.format(**values)))
 
     def translated(self) -> str:
-        return _(self.TEMPLATE).format(path=self.path, reason=_(self.reason))
+        reason = _(self.reason).format(**self.values)
+        return _(self.TEMPLATE).format(path=self.path, reason=reason)
 
 
 # The reasons, marked for translation (WeightsError.translated looks them up).
@@ -90,6 +94,12 @@ TRUNCATED: Final = N_("truncated or padded: {found} bytes, its header says {expe
 CORRUPT: Final = N_("corrupt: the SHA-256 of its contents does not match its header")
 BAD_HEADER: Final = N_("bad header: {what}")
 UNREADABLE: Final = N_("cannot be read ({why})")
+NOT_CHECKPOINT: Final = N_("not a training checkpoint (float32 weights of kind 'checkpoint')")
+BAD_TRAINING: Final = N_("bad training metadata ({what})")
+NO_TRAINER: Final = N_(
+    "training needs the native solver (twenty48_replay._solver), which is not built or "
+    "not chosen here; reinstall with a C compiler, or unset TWENTY48_ENGINE"
+)
 
 
 @attrs.frozen
@@ -236,7 +246,7 @@ def parse_header(path: str | os.PathLike[str], data: bytes | mmap.mmap, size: in
     """Check and decode the header at the start of ``data`` (a file of ``size`` bytes)."""
 
     def bad(what: str) -> WeightsError:
-        return WeightsError(path, _fmt(BAD_HEADER, what=what))
+        return WeightsError(path, BAD_HEADER, what=what)
 
     if size < FIXED.size or bytes(data[:8]) != MAGIC:
         raise WeightsError(path, NOT_WEIGHTS)
@@ -258,15 +268,11 @@ def parse_header(path: str | os.PathLike[str], data: bytes | mmap.mmap, size: in
         reserved2,
     ) = FIXED.unpack_from(data, 0)
     if version != VERSION:
-        raise WeightsError(path, _fmt(OTHER_VERSION, found=version, expected=VERSION))
+        raise WeightsError(path, OTHER_VERSION, found=version, expected=VERSION)
     if header_length % HEADER_ALIGN or header_length < FIXED.size or header_length > size:
-        raise WeightsError(
-            path, _fmt(TRUNCATED, found=size, expected=max(header_length, FIXED.size))
-        )
+        raise WeightsError(path, TRUNCATED, found=size, expected=max(header_length, FIXED.size))
     if size != header_length + payload_length:
-        raise WeightsError(
-            path, _fmt(TRUNCATED, found=size, expected=header_length + payload_length)
-        )
+        raise WeightsError(path, TRUNCATED, found=size, expected=header_length + payload_length)
     if value_type not in VALUE_TYPES:
         raise bad(f"value type {value_type}")
     if layout not in LAYOUTS:
@@ -318,11 +324,6 @@ def parse_header(path: str | os.PathLike[str], data: bytes | mmap.mmap, size: in
     )
 
 
-def _fmt(template: str, **values: object) -> str:
-    """A reason's English text (WeightsError translates the template itself)."""
-    return template.format(**values)
-
-
 @attrs.frozen(eq=False)
 class Weights:
     """A checked, memory-mapped weights file.
@@ -357,7 +358,7 @@ class Weights:
                 shape.tuples, shape.stages, self.kind, self.header.scale, self.arrays[0], self.index
             )
         except ValueError as exc:
-            raise WeightsError(self.path, _fmt(BAD_HEADER, what=str(exc))) from None
+            raise WeightsError(self.path, BAD_HEADER, what=str(exc)) from None
 
     def close(self) -> None:
         """Unmap now, unless an array made from the views still holds the mapping (it
@@ -378,7 +379,7 @@ def load(path: str | os.PathLike[str], *, verify: bool = True) -> Weights:
                 raise WeightsError(path, NOT_WEIGHTS)
             mapping = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
     except OSError as exc:
-        raise WeightsError(path, _fmt(UNREADABLE, why=exc.strerror or type(exc).__name__)) from None
+        raise WeightsError(path, UNREADABLE, why=exc.strerror or type(exc).__name__) from None
     try:
         header = parse_header(path, mapping, size)
         if verify:
