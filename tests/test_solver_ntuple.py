@@ -467,3 +467,51 @@ def test_weights_errors_translate_their_reason(tmp_path: Path) -> None:
     assert str(error) == f"weights file {path}: " + wf.TRUNCATED.format(**error.values)
     assert str(path) in error.translated()
     assert i18n is not None
+
+
+# ------------------------------------------------- the solver with a network
+
+
+@pytest.fixture
+def small_weights(tmp_path: Path) -> Path:
+    config = TrainConfig(shape=SMALL, rule="tc", rate=1.0, seed=4, round_games=200)
+    state = trained(config, 400)
+    path = tmp_path / "small.t48w"
+    training.export(state, str(path))
+    return path
+
+
+def test_the_solver_searches_with_the_chosen_weights(
+    small_weights: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from twenty48_replay.solver import Strength, best_move, default_settings, search
+    from twenty48_replay.solver.strength import NETWORK_DEEP, NETWORK_DEFAULT
+
+    board = Board.from_rows([[2, 4, 8, 16], [0, 2, 0, 0], [0, 0, 4, 0], [0, 0, 0, 2]])
+    monkeypatch.setenv("TWENTY48_WEIGHTS", str(small_weights))
+    assert default_settings() == NETWORK_DEFAULT
+    assert default_settings(Strength.DEEP) == NETWORK_DEEP
+    result = search(board)
+    direction, values = best_move(board)
+    assert direction is not None
+    assert all(v >= 0 for v in values.values())
+    assert values[direction] == max(values.values())
+    # Points to come: the network's own scale, far from the heuristic's 10**5..10**6.
+    heuristic = search(board, default_settings().__class__())
+    assert result.values != heuristic.values
+    monkeypatch.setenv("TWENTY48_WEIGHTS", "none")
+    assert default_settings().evaluation == "heuristic"
+    # Network settings without a network: the hand-tuned search stands in.
+    assert search(board, NETWORK_DEFAULT).values == search(board, default_settings()).values
+
+
+def test_a_broken_chosen_weights_file_is_an_error(
+    small_weights: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from twenty48_replay.solver import best_move
+
+    broken = small_weights.with_name("broken.t48w")
+    broken.write_bytes(small_weights.read_bytes()[:-2])
+    monkeypatch.setenv("TWENTY48_WEIGHTS", str(broken))
+    with pytest.raises(WeightsError, match="truncated"):
+        best_move(Board.from_rows([[2, 0, 0, 0], [0] * 4, [0] * 4, [0, 0, 0, 2]]))
