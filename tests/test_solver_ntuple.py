@@ -76,6 +76,7 @@ def test_features_match_the_reference(board: Board, shape_index: int) -> None:
 
 
 def load(shape: NetworkShape, kind: int, values: Any, index: Any = None, scale: float = 1.0) -> Any:
+    values = np.ascontiguousarray(values)  # a training's weights are a column of its values
     return module.ntuple_load(shape.tuples, shape.stages, kind, scale, values, index)
 
 
@@ -143,13 +144,14 @@ def test_greedy_play_with_the_network_is_deterministic() -> None:
 def c_train(
     shape: NetworkShape, arrays: list[np.ndarray], rule: str, rate: float, seed: int, games: range
 ) -> np.ndarray:
+    """Train in C on ``arrays`` (the weights, and TC's E and A: separate, as the
+    reference keeps them; the C trainer keeps them side by side)."""
+    values = np.stack(arrays, axis=1).astype(np.float32)
     results = np.zeros((len(games), 2), np.uint64)
     played = module.ntuple_train(
         shape.tuples,
         shape.stages,
-        arrays[0],
-        arrays[1] if rule == "tc" else None,
-        arrays[2] if rule == "tc" else None,
+        values,
         None,
         training.RULES[rule],
         rate,
@@ -161,6 +163,8 @@ def c_train(
         None,
     )
     assert played == len(games)
+    for k, array in enumerate(arrays):
+        array[:] = values[:, k]
     return results
 
 
@@ -198,7 +202,7 @@ def test_stop_flag_stops_between_games() -> None:
     w = np.zeros(shape.total, np.float32)
     stop = np.ones(1, np.int32)
     results = np.zeros((10, 2), np.uint64)
-    args = (None, None, None, 0, 0.1, 1, 0, 1, 10, results, stop)
+    args = (None, 0, 0.1, 1, 0, 1, 10, results, stop)
     assert module.ntuple_train(shape.tuples, shape.stages, w, *args) == 0
     assert not w.any()
 
@@ -206,20 +210,17 @@ def test_stop_flag_stops_between_games() -> None:
 def test_bad_arguments_are_python_errors() -> None:
     w = np.zeros(SMALL.total, np.float32)
     results = np.zeros((1, 2), np.uint64)
+    rest = (0.1, 1, 0, 1, 1, results, None)
     with pytest.raises(ValueError, match="aligned bytes"):
-        module.ntuple_train(
-            SMALL.tuples, SMALL.stages, w[:-1], None, None, None, 0, 0.1, 1, 0, 1, 1, results, None
-        )
+        module.ntuple_train(SMALL.tuples, SMALL.stages, w[:-1], None, 0, *rest)
     with pytest.raises(ValueError, match="shape"):
-        module.ntuple_train(((0, 0),), (0,), w, None, None, None, 0, 0.1, 1, 0, 1, 1, results, None)
-    with pytest.raises(ValueError, match="errors"):
-        module.ntuple_train(
-            SMALL.tuples, SMALL.stages, w, w[:5], None, None, 1, 0.1, 1, 0, 1, 1, results, None
-        )
+        module.ntuple_train(((0, 0),), (0,), w, None, 0, *rest)
+    with pytest.raises(ValueError, match="values"):  # TC needs three floats a weight
+        module.ntuple_train(SMALL.tuples, SMALL.stages, w, None, 1, *rest)
     with pytest.raises(ValueError, match="rate"):
-        module.ntuple_train(
-            SMALL.tuples, SMALL.stages, w, None, None, None, 0, 0.0, 1, 0, 1, 1, results, None
-        )
+        module.ntuple_train(SMALL.tuples, SMALL.stages, w, None, 0, 0.0, *rest[1:])
+    with pytest.raises(ValueError, match="stride"):
+        module.ntuple_merge(w, (w.copy(),), (np.zeros(SMALL.total // 256, np.uint8),), 4)
     with pytest.raises(TypeError):
         module.ntuple_value(load(SMALL, wf.KIND_F32, w), "board")
     with pytest.raises(TypeError, match="ntuple_load"):

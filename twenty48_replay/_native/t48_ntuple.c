@@ -186,8 +186,10 @@ typedef struct {
 } learner;
 
 static inline double value_at(const learner *l, const uint32_t *index) {
+    const float *v = l->a->values;
+    size_t stride = (size_t)l->a->stride;
     double sum = 0.0;
-    for (int f = 0; f < l->net->n_features; f++) sum += (double)l->a->weights[index[f]];
+    for (int f = 0; f < l->net->n_features; f++) sum += (double)v[index[f] * stride];
     return sum;
 }
 
@@ -198,27 +200,27 @@ static void features_of(const t48n_net *net, t48_board b, uint32_t *index) {
 /* Move the value of the afterstate with these features toward `target`. */
 static void learn(const learner *l, const uint32_t *index, double target) {
     double error = target - value_at(l, index);
-    float *w = l->a->weights;
+    float *values = l->a->values;
     uint8_t *dirty = l->a->dirty;
     int n = l->net->n_features;
     if (l->rule == T48N_RULE_TC) {
-        float *e = l->a->errors, *a = l->a->absolute;
         float ferror = (float)error;
         float fabs_error = (float)fabs(error);
         for (int f = 0; f < n; f++) {
             uint32_t i = index[f];
-            double coherence = a[i] == 0.0f ? 1.0 : fabs((double)e[i]) / (double)a[i];
+            float *wea = values + 3 * (size_t)i; /* weight, E, A */
+            double coherence = wea[2] == 0.0f ? 1.0 : fabs((double)wea[1]) / (double)wea[2];
             float step = (float)(l->coefficient * coherence * error);
-            w[i] = w[i] + step;
-            e[i] = e[i] + ferror;
-            a[i] = a[i] + fabs_error;
+            wea[0] = wea[0] + step;
+            wea[1] = wea[1] + ferror;
+            wea[2] = wea[2] + fabs_error;
             if (dirty) dirty[i >> T48N_BLOCK_SHIFT] = 1;
         }
     } else {
         float step = (float)(l->coefficient * error);
         for (int f = 0; f < n; f++) {
             uint32_t i = index[f];
-            w[i] = w[i] + step;
+            values[i] = values[i] + step;
             if (dirty) dirty[i >> T48N_BLOCK_SHIFT] = 1;
         }
     }
@@ -284,31 +286,28 @@ uint64_t t48n_train_games(const t48n_net *net, const t48n_arrays *arrays,
     return played;
 }
 
-void t48n_merge(size_t total, int n_arrays, float *const *shared, int n_copies,
-                float *const *copies, uint8_t *const *dirty) {
+void t48n_merge(size_t total, int stride, float *shared, int n_copies, float *const *copies,
+                uint8_t *const *dirty) {
     size_t block = (size_t)1 << T48N_BLOCK_SHIFT;
     size_t blocks = (total + block - 1) >> T48N_BLOCK_SHIFT;
     for (size_t k = 0; k < blocks; k++) {
         int any = 0;
         for (int c = 0; c < n_copies; c++) any |= dirty[c][k];
         if (!any) continue;
-        size_t start = k * block;
-        size_t end = start + block < total ? start + block : total;
-        for (int a = 0; a < n_arrays; a++) {
-            float *s = shared[a];
-            for (size_t i = start; i < end; i++) {
-                float base = s[i];
-                float merged = base;
-                for (int c = 0; c < n_copies; c++) {
-                    if (dirty[c][k]) merged = merged + (copies[c * n_arrays + a][i] - base);
-                }
-                s[i] = merged;
-            }
+        size_t start = k * block * (size_t)stride;
+        size_t end = (k * block + block < total ? k * block + block : total) * (size_t)stride;
+        for (size_t i = start; i < end; i++) {
+            float base = shared[i];
+            float merged = base;
             for (int c = 0; c < n_copies; c++) {
-                memcpy(copies[c * n_arrays + a] + start, s + start, (end - start) * sizeof(float));
+                if (dirty[c][k]) merged = merged + (copies[c][i] - base);
             }
+            shared[i] = merged;
         }
-        for (int c = 0; c < n_copies; c++) dirty[c][k] = 0;
+        for (int c = 0; c < n_copies; c++) {
+            memcpy(copies[c] + start, shared + start, (end - start) * sizeof(float));
+            dirty[c][k] = 0;
+        }
     }
 }
 

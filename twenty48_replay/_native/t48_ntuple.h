@@ -136,14 +136,14 @@ typedef struct {
     uint64_t seed; /* the training seed */
 } t48n_train_config;
 
-/* The weights a training run changes: `weights`, and under TC also `errors`
- * (E: the sum of each weight's errors) and `absolute` (A: the sum of their
- * absolute values); `dirty` (may be NULL) gets a 1 for every block of
- * 2**T48N_BLOCK_SHIFT weights that changed. */
+/* The arrays a training changes.  `values` holds `stride` floats per weight:
+ * under TD (stride 1) the weight; under TC (stride 3) the weight, the sum of
+ * its errors (E) and the sum of their absolute values (A), side by side, so
+ * that an update touches one cache line, not three.  `dirty` (may be NULL)
+ * gets a 1 for every block of 2**T48N_BLOCK_SHIFT weights that changed. */
 typedef struct {
-    float *weights;
-    float *errors;
-    float *absolute;
+    float *values;
+    int stride;
     uint8_t *dirty;
 } t48n_arrays;
 
@@ -156,11 +156,11 @@ uint64_t t48n_train_games(const t48n_net *net, const t48n_arrays *arrays,
                           uint64_t count, t48n_game_result *results, const int *stop);
 
 /* Merge threads' private copies into the shared arrays, block by block: for
- * each block some copy marked dirty, shared += sum over copies (in order) of
- * (copy - shared), then every copy gets the merged block and its marks are
- * cleared.  `n_arrays` arrays per set (1: weights; 3: weights, E, A). */
-void t48n_merge(size_t total, int n_arrays, float *const *shared, int n_copies,
-                float *const *copies, uint8_t *const *dirty);
+ * each block of weights some copy marked dirty, shared += sum over copies (in
+ * order) of (copy - shared), float by float, then every copy gets the merged
+ * block and its marks are cleared.  `total` weights of `stride` floats. */
+void t48n_merge(size_t total, int stride, float *shared, int n_copies, float *const *copies,
+                uint8_t *const *dirty);
 
 /* The training PRNG (exposed for the reference tests). */
 uint64_t t48n_game_state(uint64_t seed, uint64_t game);

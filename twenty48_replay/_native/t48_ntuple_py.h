@@ -98,31 +98,31 @@ static int ntuple_u64(PyObject *obj, const char *name, uint64_t *out) {
 }
 
 PyDoc_STRVAR(ntuple_train_doc,
-             "ntuple_train(tuples, stages, weights, errors, absolute, dirty, rule, rate, seed,\n"
-             "             first, step, count, results, stop)\n"
+             "ntuple_train(tuples, stages, values, dirty, rule, rate, seed, first, step, count,\n"
+             "             results, stop)\n"
              "--\n\n"
-             "Play and learn from games first, first + step, ... (count of them) on the\n"
-             "float32 weights (errors and absolute: TC's arrays or None; dirty: a uint8 per\n"
-             "block of 256 weights, or None).  results: count * 16 writable bytes (score u64,\n"
-             "moves u32, largest exponent u32 per game); stop: a writable int32 (or None)\n"
-             "that stops the run between games when set.  Returns the games played.\n"
-             "Runs without the GIL.");
+             "Play and learn from games first, first + step, ... (count of them).  values:\n"
+             "float32, one per weight under TD (rule 0), three per weight under TC (rule 1:\n"
+             "weight, E, A side by side); dirty: a uint8 per block of 256 weights, or None.\n"
+             "results: count * 16 writable bytes (score u64, moves u32, largest exponent u32\n"
+             "per game); stop: a writable int32 (or None) that stops the run between games\n"
+             "when set.  Returns the games played.  Runs without the GIL.");
 
 static PyObject *py_ntuple_train(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    if (nargs != 14) {
-        PyErr_SetString(PyExc_TypeError, "ntuple_train() takes 14 arguments");
+    if (nargs != 12) {
+        PyErr_SetString(PyExc_TypeError, "ntuple_train() takes 12 arguments");
         return NULL;
     }
     t48n_net net;
     if (ntuple_shape(args[0], args[1], &net) < 0) return NULL;
-    long rule = PyLong_AsLong(args[6]);
+    long rule = PyLong_AsLong(args[4]);
     if (rule == -1 && PyErr_Occurred()) return NULL;
     if (rule != T48N_RULE_TD && rule != T48N_RULE_TC) {
         PyErr_SetString(PyExc_ValueError, "rule must be 0 (TD) or 1 (TC)");
         return NULL;
     }
-    double rate = PyFloat_AsDouble(args[7]);
+    double rate = PyFloat_AsDouble(args[5]);
     if (rate == -1.0 && PyErr_Occurred()) return NULL;
     if (!(rate > 0.0 && rate <= 16.0)) {
         PyErr_SetString(PyExc_ValueError, "rate must be above 0 and at most 16");
@@ -130,126 +130,106 @@ static PyObject *py_ntuple_train(PyObject *module, PyObject *const *args, Py_ssi
     }
     t48n_train_config config = {(int)rule, rate, 0};
     uint64_t first, step, count;
-    if (ntuple_u64(args[8], "seed", &config.seed) < 0 || ntuple_u64(args[9], "first", &first) < 0 ||
-        ntuple_u64(args[10], "step", &step) < 0 || ntuple_u64(args[11], "count", &count) < 0) {
+    if (ntuple_u64(args[6], "seed", &config.seed) < 0 || ntuple_u64(args[7], "first", &first) < 0 ||
+        ntuple_u64(args[8], "step", &step) < 0 || ntuple_u64(args[9], "count", &count) < 0) {
         return NULL;
     }
     if (count > ((uint64_t)1 << 40)) {
         PyErr_SetString(PyExc_ValueError, "count is too large");
         return NULL;
     }
-    Py_ssize_t floats = (Py_ssize_t)net.total * 4;
+    int stride = rule == T48N_RULE_TC ? 3 : 1;
+    Py_ssize_t floats = (Py_ssize_t)net.total * stride * 4;
     Py_ssize_t blocks = (Py_ssize_t)((net.total + 255) >> T48N_BLOCK_SHIFT);
-    Py_buffer views[6];
+    Py_buffer views[4];
     memset(views, 0, sizeof views);
-    void *w, *e, *a, *dirty, *results, *stop;
-    int tc = rule == T48N_RULE_TC;
-    if (ntuple_buffer(args[2], floats, 1, 4, 0, "weights", &views[0], &w) < 0 ||
-        ntuple_buffer(args[3], floats, 1, 4, !tc, "errors", &views[1], &e) < 0 ||
-        ntuple_buffer(args[4], floats, 1, 4, !tc, "absolute", &views[2], &a) < 0 ||
-        ntuple_buffer(args[5], blocks, 1, 1, 1, "dirty", &views[3], &dirty) < 0 ||
-        ntuple_buffer(args[12], (Py_ssize_t)count * 16, 1, 8, 0, "results", &views[4], &results) <
+    void *values, *dirty, *results, *stop;
+    if (ntuple_buffer(args[2], floats, 1, 4, 0, "values", &views[0], &values) < 0 ||
+        ntuple_buffer(args[3], blocks, 1, 1, 1, "dirty", &views[1], &dirty) < 0 ||
+        ntuple_buffer(args[10], (Py_ssize_t)count * 16, 1, 8, 0, "results", &views[2], &results) <
             0 ||
-        ntuple_buffer(args[13], 4, 1, 4, 1, "stop", &views[5], &stop) < 0) {
-        ntuple_release(views, 6);
+        ntuple_buffer(args[11], 4, 1, 4, 1, "stop", &views[3], &stop) < 0) {
+        ntuple_release(views, 4);
         return NULL;
     }
-    if (!tc) e = a = NULL;
     if (t48_rows_init() < 0) {
-        ntuple_release(views, 6);
+        ntuple_release(views, 4);
         return PyErr_NoMemory();
     }
-    t48n_arrays arrays = {(float *)w, (float *)e, (float *)a, (uint8_t *)dirty};
+    t48n_arrays arrays = {(float *)values, stride, (uint8_t *)dirty};
     uint64_t played;
     Py_BEGIN_ALLOW_THREADS
     played = t48n_train_games(&net, &arrays, &config, first, step, count,
                               (t48n_game_result *)results, (const int *)stop);
     Py_END_ALLOW_THREADS
-    ntuple_release(views, 6);
+    ntuple_release(views, 4);
     return PyLong_FromUnsignedLongLong((unsigned long long)played);
 }
 
 PyDoc_STRVAR(ntuple_merge_doc,
-             "ntuple_merge(shared, copies, dirty)\n"
+             "ntuple_merge(shared, copies, dirty, stride)\n"
              "--\n\n"
-             "Merge threads' private copies into the shared float32 arrays: shared is a\n"
-             "tuple of arrays (weights, or weights, E, A), copies a tuple of such tuples,\n"
-             "dirty a tuple of uint8 block marks (one per copy).  For each block some copy\n"
-             "marked: shared += sum over copies in order of (copy - shared); then every\n"
-             "copy gets the merged block and the marks are cleared.  Runs without the GIL.");
+             "Merge threads' private copies into the shared float32 array (stride floats\n"
+             "per weight): copies is a tuple of arrays like shared, dirty a tuple of uint8\n"
+             "block marks (one per copy, a mark per 256 weights).  For each block some copy\n"
+             "marked: shared += sum over copies in order of (copy - shared); then every copy\n"
+             "gets the merged block and the marks are cleared.  Runs without the GIL.");
 
 #define NTUPLE_MAX_COPIES 64
 
 static PyObject *py_ntuple_merge(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    if (nargs != 3 || !PyTuple_Check(args[0]) || !PyTuple_Check(args[1]) ||
-        !PyTuple_Check(args[2])) {
-        PyErr_SetString(PyExc_TypeError, "ntuple_merge() takes 3 tuples");
+    if (nargs != 4 || !PyTuple_Check(args[1]) || !PyTuple_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "ntuple_merge() takes an array, 2 tuples and an int");
         return NULL;
     }
-    Py_ssize_t n_arrays = PyTuple_Size(args[0]);
     Py_ssize_t n_copies = PyTuple_Size(args[1]);
-    if (n_arrays < 1 || n_arrays > 3 || n_copies < 1 || n_copies > NTUPLE_MAX_COPIES ||
+    long stride = PyLong_AsLong(args[3]);
+    if (stride == -1 && PyErr_Occurred()) return NULL;
+    if (stride < 1 || stride > 3 || n_copies < 1 || n_copies > NTUPLE_MAX_COPIES ||
         PyTuple_Size(args[2]) != n_copies) {
-        PyErr_SetString(PyExc_ValueError, "1 to 3 arrays, 1 to 64 copies, a mark per copy");
+        PyErr_SetString(PyExc_ValueError, "stride 1 to 3, 1 to 64 copies, a mark per copy");
         return NULL;
     }
-    enum { MAX_VIEWS = 3 + NTUPLE_MAX_COPIES * 4 };
-    Py_buffer *views = PyMem_Calloc(MAX_VIEWS, sizeof(Py_buffer));
-    float **shared = PyMem_Calloc(3, sizeof(float *));
-    float **copies = PyMem_Calloc((size_t)(NTUPLE_MAX_COPIES * 3), sizeof(float *));
+    Py_buffer *views = PyMem_Calloc(1 + 2 * NTUPLE_MAX_COPIES, sizeof(Py_buffer));
+    float **copies = PyMem_Calloc(NTUPLE_MAX_COPIES, sizeof(float *));
     uint8_t **dirty = PyMem_Calloc(NTUPLE_MAX_COPIES, sizeof(uint8_t *));
     PyObject *answer = NULL;
     int used = 0;
-    if (views == NULL || shared == NULL || copies == NULL || dirty == NULL) {
+    if (views == NULL || copies == NULL || dirty == NULL) {
         PyErr_NoMemory();
         goto done;
     }
-    Py_buffer first;
-    if (PyObject_GetBuffer(PyTuple_GetItem(args[0], 0), &first, PyBUF_SIMPLE) < 0) goto done;
-    Py_ssize_t bytes = first.len;
-    PyBuffer_Release(&first);
-    if (bytes <= 0 || bytes % 4 != 0) {
-        PyErr_SetString(PyExc_ValueError, "arrays are float32");
+    if (PyObject_GetBuffer(args[0], &views[0], PyBUF_WRITABLE) < 0) goto done;
+    used = 1;
+    Py_ssize_t bytes = views[0].len;
+    if (bytes <= 0 || bytes % (4 * stride) != 0 || (uintptr_t)views[0].buf % 4 != 0) {
+        PyErr_SetString(PyExc_ValueError, "shared is float32, stride floats per weight");
         goto done;
     }
-    size_t total = (size_t)bytes / 4;
+    size_t total = (size_t)bytes / 4 / (size_t)stride;
     Py_ssize_t blocks = (Py_ssize_t)((total + 255) >> T48N_BLOCK_SHIFT);
     void *p;
-    for (Py_ssize_t a = 0; a < n_arrays; a++) {
-        if (ntuple_buffer(PyTuple_GetItem(args[0], a), bytes, 1, 4, 0, "shared", &views[used++],
+    for (Py_ssize_t c = 0; c < n_copies; c++) {
+        if (ntuple_buffer(PyTuple_GetItem(args[1], c), bytes, 1, 4, 0, "copy", &views[used++],
                           &p) < 0) {
             goto done;
         }
-        shared[a] = (float *)p;
-    }
-    for (Py_ssize_t c = 0; c < n_copies; c++) {
-        PyObject *set = PyTuple_GetItem(args[1], c);
-        if (!PyTuple_Check(set) || PyTuple_Size(set) != n_arrays) {
-            PyErr_SetString(PyExc_ValueError, "each copy has as many arrays as shared");
-            goto done;
-        }
-        for (Py_ssize_t a = 0; a < n_arrays; a++) {
-            if (ntuple_buffer(PyTuple_GetItem(set, a), bytes, 1, 4, 0, "copy", &views[used++], &p) <
-                0) {
-                goto done;
-            }
-            copies[c * n_arrays + a] = (float *)p;
-        }
+        copies[c] = (float *)p;
         if (ntuple_buffer(PyTuple_GetItem(args[2], c), blocks, 1, 1, 0, "dirty", &views[used++],
                           &p) < 0) {
             goto done;
         }
         dirty[c] = (uint8_t *)p;
     }
+    float *shared = (float *)views[0].buf;
     Py_BEGIN_ALLOW_THREADS
-    t48n_merge(total, (int)n_arrays, shared, (int)n_copies, copies, dirty);
+    t48n_merge(total, (int)stride, shared, (int)n_copies, copies, dirty);
     Py_END_ALLOW_THREADS
     answer = Py_NewRef(Py_None);
 done:
     if (views != NULL) ntuple_release(views, used);
     PyMem_Free(views);
-    PyMem_Free(shared);
     PyMem_Free(copies);
     PyMem_Free(dirty);
     return answer;

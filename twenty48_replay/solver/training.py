@@ -31,6 +31,7 @@ training (a pure-Python trainer would be some thousand times slower);
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import math
 import time
 from collections.abc import Callable
@@ -140,11 +141,16 @@ class WindowStats:
 
 @attrs.define(eq=False)
 class TrainState:
-    """A training in memory: its settings, its arrays and what it has done."""
+    """A training in memory: its settings, its arrays and what it has done.
+
+    ``values`` holds ``config.n_arrays`` float32 numbers per weight, side by
+    side (shape ``(total, n_arrays)``): the weight, and under TC its E and A,
+    so that an update touches one cache line; :attr:`arrays` are the columns.
+    """
 
     config: TrainConfig
     games: int
-    arrays: list[FloatArray]
+    values: FloatArray
     curve: list[dict[str, Any]] = attrs.field(factory=list)
     cpu_seconds: float = 0.0
     wall_seconds: float = 0.0
@@ -152,12 +158,16 @@ class TrainState:
 
     @classmethod
     def new(cls, config: TrainConfig) -> TrainState:
-        total = config.shape.total
-        return cls(config, 0, [np.zeros(total, np.float32) for _ in range(config.n_arrays)])
+        return cls(config, 0, np.zeros((config.shape.total, config.n_arrays), np.float32))
+
+    @property
+    def arrays(self) -> list[FloatArray]:
+        """The weights, and under TC E and A (views of :attr:`values`)."""
+        return [self.values[:, k] for k in range(self.values.shape[1])]
 
     @property
     def weights(self) -> FloatArray:
-        return self.arrays[0]
+        return self.values[:, 0]
 
     def metadata(self) -> dict[str, Any]:
         return {
@@ -173,7 +183,10 @@ class TrainState:
 
 def save_checkpoint(path: str, state: TrainState) -> None:
     """Write the training's arrays and state (atomically)."""
-    wf.write(path, state.config.shape, state.arrays, metadata=state.metadata())
+    columns = [
+        functools.partial(np.ascontiguousarray, column) for column in state.arrays
+    ]  # one column copied at a time, while it is written
+    wf.write(path, state.config.shape, columns, metadata=state.metadata())
 
 
 def load_checkpoint(path: str) -> TrainState:
@@ -188,10 +201,15 @@ def load_checkpoint(path: str) -> TrainState:
             config = TrainConfig.from_json(header.shape, meta["training"])
             games = int(meta["games"])
             curve = list(meta.get("curve", []))
+            if len(weights.arrays) != config.n_arrays:
+                raise ValueError("arrays")
+            values = np.empty((header.shape.total, config.n_arrays), np.float32)
+            for k, column in enumerate(weights.arrays):
+                values[:, k] = np.frombuffer(column, np.float32)
             state = TrainState(
                 config,
                 games,
-                [np.frombuffer(a, np.float32).copy() for a in weights.arrays],
+                values,
                 curve,
                 float(meta.get("cpu_seconds", 0.0)),
                 float(meta.get("wall_seconds", 0.0)),
@@ -199,7 +217,7 @@ def load_checkpoint(path: str) -> TrainState:
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise WeightsError(path, wf.BAD_TRAINING, what=str(exc)) from None
-        if len(state.arrays) != config.n_arrays or games % config.round_games:
+        if games % config.round_games:
             raise WeightsError(path, wf.BAD_TRAINING, what="arrays or game count")
         return state
     finally:
@@ -243,11 +261,11 @@ def train(
     rule = RULES[config.rule]
     threads = config.threads
     stop = np.zeros(1, np.int32)
-    copies: list[list[FloatArray]] = []
+    copies: list[FloatArray] = []
     dirty: list[npt.NDArray[np.uint8]] = []
     blocks = (config.shape.total + 255) >> 8
     if threads > 1:
-        copies = [[a.copy() for a in state.arrays] for _ in range(threads)]
+        copies = [state.values.copy() for _ in range(threads)]
         dirty = [np.zeros(blocks, np.uint8) for _ in range(threads)]
     pending: list[npt.NDArray[np.uint64]] = []
     started_cpu = time.process_time()
@@ -255,15 +273,10 @@ def train(
     base_cpu, base_wall = state.cpu_seconds, state.wall_seconds
 
     def play(t: int, first: int, count: int, results: npt.NDArray[np.uint64]) -> int:
-        arrays = copies[t] if threads > 1 else state.arrays
-        errors = arrays[1] if config.n_arrays == 3 else None
-        absolute = arrays[2] if config.n_arrays == 3 else None
         played: int = module.ntuple_train(
             tuples,
             stages,
-            arrays[0],
-            errors,
-            absolute,
+            copies[t] if threads > 1 else state.values,
             dirty[t] if threads > 1 else None,
             rule,
             config.rate,
@@ -293,9 +306,7 @@ def train(
             if any(n != len(r) for n, (r, _f) in zip(played, parts, strict=True)):
                 raise TrainingInterruptedError
             if threads > 1:
-                module.ntuple_merge(
-                    tuple(state.arrays), tuple(tuple(c) for c in copies), tuple(dirty)
-                )
+                module.ntuple_merge(state.values, tuple(copies), tuple(dirty), config.n_arrays)
             state.games += per_round
             pending.extend(r for r, _f in parts)
             state.moves += int(sum(int((r[:, 1] & 0xFFFFFFFF).sum()) for r, _f in parts))

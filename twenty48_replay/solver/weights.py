@@ -419,25 +419,24 @@ def write(
     """Write a weights file atomically (a temporary file beside it, then a rename).
 
     ``arrays``: buffers of ``shape.total`` little-endian values of
-    ``value_type`` each (NumPy arrays, bytes); with ``sparse_index`` (the
-    index of a sparse file) one buffer of the nonzero int16 values.  The
-    digest covers everything after it.  A crash or Ctrl-C leaves the
-    previous file whole.
+    ``value_type`` each (NumPy arrays, bytes), or functions without arguments
+    that return one (called one at a time, while the file is written, so that
+    a caller never holds every copy at once); with ``sparse_index`` (the index
+    of a sparse file) one buffer of the nonzero int16 values.  The digest
+    covers everything after it.  A crash or Ctrl-C leaves the previous file
+    whole.
     """
     target = Path(path)
-    views = [memoryview(a).cast("B") for a in arrays]
     layout, payload_length = DENSE, None
+    expected = shape.total * VALUE_TYPES[value_type][1]
+    parts: list[Any] = list(arrays)
     if sparse_index is not None:
         index = memoryview(sparse_index).cast("B")
-        if len(views) != 1 or index.nbytes != shape.total // GROUP * GROUP_BYTES:
+        values = memoryview(parts[0]).cast("B") if len(parts) == 1 else None
+        if values is None or index.nbytes != shape.total // GROUP * GROUP_BYTES:
             raise ValueError("a sparse file has one array of values and an index of the shape")
-        views = [index, *views]
-        layout, payload_length = SPARSE, sum(v.nbytes for v in views)
-    else:
-        expected = shape.total * VALUE_TYPES[value_type][1]
-        for view in views:
-            if view.nbytes != expected:
-                raise ValueError(f"an array of {view.nbytes} bytes, expected {expected}")
+        parts = [index, values]
+        layout, payload_length = SPARSE, index.nbytes + values.nbytes
     head = bytearray(
         encode_header(
             shape,
@@ -450,15 +449,19 @@ def write(
         )
     )
     digest = hashlib.sha256(head[HASHED_FROM:])
-    for view in views:
-        digest.update(view)
-    head[DIGEST_OFFSET : DIGEST_OFFSET + 32] = digest.digest()
     temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
         with open(temporary, "wb") as out:
             out.write(head)
-            for view in views:
+            for part in parts:
+                view = memoryview(part() if callable(part) else part).cast("B")
+                if layout == DENSE and view.nbytes != expected:
+                    raise ValueError(f"an array of {view.nbytes} bytes, expected {expected}")
+                digest.update(view)
                 out.write(view)
+                view.release()
+            out.seek(DIGEST_OFFSET)
+            out.write(digest.digest())
             out.flush()
             os.fsync(out.fileno())
         os.replace(temporary, target)
