@@ -59,7 +59,7 @@ def speed(args: argparse.Namespace) -> None:
     if args.start:
         state = training.load_checkpoint(args.start)
         state = TrainState(
-            attrs_evolve(state.config, threads=args.threads), state.games, state.arrays
+            attrs_evolve(state.config, threads=args.threads), state.games, state.values
         )
     else:
         state = TrainState.new(TrainConfig(threads=args.threads, round_games=args.round))
@@ -120,9 +120,9 @@ def strength(args: argparse.Namespace) -> None:
     runs: list[tuple[str, Any]] = [(f"as stored ({loaded.header.dtype})", loaded.network(module))]
     if loaded.header.value_type == wf.FLOAT32:
         state = TrainState(
-            TrainConfig(shape=loaded.shape),
+            TrainConfig(shape=loaded.shape, rule="td"),
             int(loaded.header.metadata.get("games", 0)),
-            [np.frombuffer(loaded.arrays[0], np.float32).copy()],
+            np.frombuffer(loaded.arrays[0], np.float32).reshape(-1, 1).copy(),
         )
         q, scale = training.quantise(state.weights)
         runs.append(
