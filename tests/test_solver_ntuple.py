@@ -516,3 +516,20 @@ def test_a_broken_chosen_weights_file_is_an_error(
     monkeypatch.setenv("TWENTY48_WEIGHTS", str(broken))
     with pytest.raises(WeightsError, match="truncated"):
         best_move(Board.from_rows([[2, 0, 0, 0], [0] * 4, [0] * 4, [0, 0, 0, 2]]))
+
+
+def test_a_sparse_network_expanded_dense_gives_the_same_values(small_weights: Path) -> None:
+    from twenty48_replay.solver import network as nw
+
+    loaded = wf.load(small_weights)
+    sparse = loaded.network(module)
+    dense = module.ntuple_expand(sparse)
+    assert module.ntuple_expand(dense) is dense  # not sparse: as it is
+    rng = np.random.default_rng(3)
+    for _ in range(100):
+        board = cells_board([int(e) for e in rng.integers(0, 14, 16)])
+        assert module.ntuple_value(dense, board.packed) == module.ntuple_value(sparse, board.packed)
+    net = nw.Network(loaded, sparse, module)
+    handles = [net.search_handle() for _ in range(nw.EXPAND_AFTER + 1)]
+    assert handles[0] is sparse
+    assert handles[-1] is net.dense is not None

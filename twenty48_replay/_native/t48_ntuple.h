@@ -162,6 +162,20 @@ uint64_t t48n_train_games(const t48n_net *net, const t48n_arrays *arrays,
 void t48n_merge(size_t total, int stride, float *shared, int n_copies, float *const *copies,
                 uint8_t *const *dirty);
 
+/* The index of the lowest set bit of a nonzero word. */
+static inline int t48n_lowest_bit(uint64_t x) {
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctzll(x);
+#else
+    int n = 0;
+    while (!(x & 1u)) {
+        x >>= 1;
+        n++;
+    }
+    return n;
+#endif
+}
+
 /* The training PRNG (exposed for the reference tests). */
 uint64_t t48n_game_state(uint64_t seed, uint64_t game);
 uint64_t t48n_next(uint64_t *state);

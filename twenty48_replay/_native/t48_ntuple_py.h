@@ -10,6 +10,7 @@
 #ifndef T48_NTUPLE_PY_H
 #define T48_NTUPLE_PY_H
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "t48_ntuple.h"
@@ -241,6 +242,7 @@ typedef struct {
     t48n_net net;
     t48n_weights weights;
     Py_buffer views[2];
+    int16_t *owned; /* a dense copy this capsule made (ntuple_expand), or NULL */
 } ntuple_loaded;
 
 #define NTUPLE_CAPSULE "twenty48_replay._solver.ntuple"
@@ -252,6 +254,7 @@ static void ntuple_capsule_free(PyObject *capsule) {
         return;
     }
     ntuple_release(loaded->views, 2);
+    free(loaded->owned);
     PyMem_Free(loaded);
 }
 
@@ -327,6 +330,56 @@ fail:
     ntuple_release(loaded->views, 2);
     PyMem_Free(loaded);
     return NULL;
+}
+
+PyDoc_STRVAR(ntuple_expand_doc,
+             "ntuple_expand(network)\n"
+             "--\n\n"
+             "The same network with its weights dense in memory (int16, 2 bytes a weight;\n"
+             "the zero pages are never written, so it costs about the nonzero weights):\n"
+             "lookups then take one memory access instead of two.  Values are the same.\n"
+             "A network that is not sparse is returned as it is.");
+
+static PyObject *py_ntuple_expand(PyObject *module, PyObject *arg) {
+    (void)module;
+    const ntuple_loaded *source = ntuple_of(arg);
+    if (source == NULL) return NULL;
+    if (source->weights.kind != T48N_I16_SPARSE) return Py_NewRef(arg);
+    ntuple_loaded *loaded = PyMem_Calloc(1, sizeof *loaded);
+    if (loaded == NULL) return PyErr_NoMemory();
+    size_t total = source->net.total;
+    int16_t *dense = calloc(total, sizeof *dense);
+    if (dense == NULL) {
+        PyMem_Free(loaded);
+        return PyErr_NoMemory();
+    }
+    const uint32_t *groups = source->weights.groups;
+    const int16_t *values = (const int16_t *)source->weights.values;
+    Py_BEGIN_ALLOW_THREADS
+    for (size_t k = 0; k < total / 64; k++) {
+        const uint32_t *g = groups + 3 * k;
+        uint64_t bits = (uint64_t)g[1] | (uint64_t)g[2] << 32;
+        uint32_t rank = g[0];
+        while (bits) {
+            int bit = t48n_lowest_bit(bits);
+            dense[64 * k + (size_t)bit] = values[rank++];
+            bits &= bits - 1;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    loaded->net = source->net;
+    loaded->weights = source->weights;
+    loaded->weights.net = &loaded->net;
+    loaded->weights.kind = T48N_I16;
+    loaded->weights.values = dense;
+    loaded->weights.groups = NULL;
+    loaded->owned = dense;
+    PyObject *capsule = PyCapsule_New(loaded, NTUPLE_CAPSULE, ntuple_capsule_free);
+    if (capsule == NULL) {
+        free(dense);
+        PyMem_Free(loaded);
+    }
+    return capsule;
 }
 
 PyDoc_STRVAR(ntuple_value_doc,
@@ -462,6 +515,7 @@ static PyObject *py_ntuple_random(PyObject *module, PyObject *const *args, Py_ss
          ntuple_merge_doc},                                                                       \
         {"ntuple_load", (PyCFunction)(void (*)(void))py_ntuple_load, METH_FASTCALL,              \
          ntuple_load_doc},                                                                        \
+        {"ntuple_expand", py_ntuple_expand, METH_O, ntuple_expand_doc},                          \
         {"ntuple_value", (PyCFunction)(void (*)(void))py_ntuple_value, METH_FASTCALL,            \
          ntuple_value_doc},                                                                       \
         {"ntuple_play", (PyCFunction)(void (*)(void))py_ntuple_play, METH_FASTCALL,              \

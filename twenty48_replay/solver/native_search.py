@@ -87,7 +87,7 @@ def search(
         int(reuse_deeper),
         bits,
         int(settings.table_per_move),
-        None if network is None else network.handle,
+        None if network is None else network.search_handle(),
     )
     found = {code: value for code, value in enumerate(values) if value is not None}
     return SearchResult(found, depth + 1 if found else 0, nodes if found else 0)
