@@ -20,9 +20,21 @@ import typer
 from twenty48_replay.i18n import N_, _, decimal, number
 from twenty48_replay.text import printable
 
+from .helptext import EXAMPLES, HELP, examples
 from .output import emit, emit_json, warn
+from .typer_help import Group
 
 RULES = ("tc", "td")
+
+solver_app = typer.Typer(
+    cls=Group,
+    help=HELP["solver"],
+    epilog=examples(EXAMPLES["solver"]),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 
 
 def _rule(value: str) -> str:
