@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Annotated, Final
+from typing import Annotated, Any, Final
 
 import typer
 
@@ -136,12 +136,13 @@ for _name, _function in (
 ):
     register(admin_app, _name, _function, group="admin")
 app.add_typer(admin_app, name="admin")
-for _name, _function in (
+_SOLVER_COMMANDS: tuple[tuple[str, Any], ...] = (
     ("train", solver_train_command),
     ("export", solver_export_command),
     ("weights", solver_weights_command),
-):
-    register(solver_app, _name, _function, group="solver")
+)
+for _solver_name, _solver_function in _SOLVER_COMMANDS:
+    register(solver_app, _solver_name, _solver_function, group="solver")
 app.add_typer(solver_app, name="solver")
 
 
