@@ -63,16 +63,15 @@ def speed(args: argparse.Namespace) -> None:
         )
     else:
         state = TrainState.new(TrainConfig(threads=args.threads, round_games=args.round))
-    start_games = state.games
+    start_games, start_moves = state.games, state.moves
     cpu, wall = time.process_time(), time.perf_counter()
     training.train(state, start_games + args.games, window=args.games, module=module)
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
-    point = state.curve[-1]
     games = state.games - start_games
-    moves = point["mean_moves"] * point["window"]
+    moves = state.moves - start_moves
     print(
         f"trainer: {games:,} games from {start_games:,}, {args.threads} thread(s), "
-        f"mean score {point['mean_score']:,.0f}, {point['mean_moves']:,.0f} moves a game"
+        f"{moves / games:,.0f} moves a game"
     )
     print(
         f"  {games / cpu:,.1f} games and {moves / cpu:,.0f} moves per CPU second; "
