@@ -109,3 +109,11 @@ def test_messages_in_danish(tmp_path: Path) -> None:
     assert "vægtfil" in result.stderr
     helped = run_cli("--lang", "da", "solver", "train", "--help")
     assert "kontrolpunkt" in helped.stdout
+
+
+def test_without_the_native_solver_training_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    result = run_cli("solver", "train", str(tmp_path / "n.t48w"), env={"TWENTY48_ENGINE": "python"})
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1
+    assert "needs the native solver" in result.stderr
+    assert not (tmp_path / "n.t48w").exists()

@@ -35,13 +35,14 @@ import functools
 import math
 import time
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 import attrs
 import numpy as np
 import numpy.typing as npt
 
 from twenty48_replay import native
+from twenty48_replay.errors import EXIT_UNUSABLE, Twenty48Error
 from twenty48_replay.solver import weights as wf
 from twenty48_replay.solver.weights import DEFAULT_SHAPE, NetworkShape, WeightsError
 
@@ -54,11 +55,20 @@ MAX_THREADS: Final = 64
 FloatArray = npt.NDArray[np.float32]
 
 
+class TrainingUnavailableError(Twenty48Error):
+    """Training needs the C extension, which is not built or not chosen (exit 2)."""
+
+    exit_code: ClassVar[int] = EXIT_UNUSABLE
+
+    def __init__(self) -> None:
+        super().__init__(wf.NO_TRAINER)
+
+
 def training_module() -> Any:
-    """The C extension that trains, or a :class:`WeightsError` saying it is missing."""
+    """The C extension that trains, or a :class:`TrainingUnavailableError`."""
     module = native.module("_solver") if native.ENGINE != "python" else None
     if module is None or not hasattr(module, "ntuple_train"):
-        raise WeightsError("-", wf.NO_TRAINER)
+        raise TrainingUnavailableError
     return module
 
 
