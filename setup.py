@@ -3,7 +3,7 @@
 pyproject.toml holds the package's metadata; this file only adds the
 extension modules.  Every extension is optional: when the compiler is
 missing or a compile fails, the build prints a warning and goes on, and the
-package runs on its pure-Python engine (twenty48_replay.native decides at
+package runs on its pure-Python engine (twenty48_replay.core.native decides at
 run time).  The modules use the limited API, so one wheel (abi3) serves
 CPython 3.11 and later.
 

@@ -1,6 +1,6 @@
 """``twenty48 admin``: an operator's actions on a score server's database (same ``--db``).
 
-The group, and the key commands (issue 18, section 5): ``admin keys`` lists every key the
+The group, and the key commands: ``admin keys`` lists every key the
 server has signed with, ``admin revoke-key`` marks a retired one revoked.
 Each action is a row in the database's append-only key history, which the
 server publishes at ``/.well-known/twenty48-key`` with its next answer.
@@ -15,8 +15,8 @@ from typing import Annotated, Final
 
 import typer
 
-from twenty48_replay.i18n import N_, _
-from twenty48_replay.text import printable
+from twenty48_replay.core.i18n import N_, _
+from twenty48_replay.core.text import printable
 
 from .common import DbOption, JsonOption, open_server_store
 from .helptext import EXAMPLES, HELP, examples
@@ -61,11 +61,11 @@ def _reason(value: str) -> str:
 
 def keys_command(db: DbOption = None, as_json: JsonOption = False) -> None:
     """Every key the server has signed with: its period of use, and whether it is revoked."""
-    from twenty48_replay.server import key_rules
-    from twenty48_replay.timestamps import iso_ms
+    from twenty48_replay.core.timestamps import iso_ms
+    from twenty48_replay.server import key_history
 
     with open_server_store(db) as store:
-        history = key_rules.key_history(store)
+        history = key_history(store)
     uses = history.uses()
     if as_json:
         emit_json(
@@ -113,10 +113,10 @@ def revoke_key_command(
     db: DbOption = None,
 ) -> None:
     """Mark a retired key revoked: every record it signed is refused by verify --trust URL."""
-    from twenty48_replay.server import key_rules
+    from twenty48_replay.server import revoke
 
     with open_server_store(db) as store:
-        key_rules.revoke(store, key_id, reason)
+        revoke(store, key_id, reason)
     warn(
         _(
             "key {key} revoked: {reason} (published at /.well-known/twenty48-key with the "

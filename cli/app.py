@@ -13,9 +13,10 @@ from typing import Annotated, Any, Final
 
 import typer
 
-from twenty48_replay import __version__, i18n, native
-from twenty48_replay.errors import EXIT_UNUSABLE, Twenty48Error
-from twenty48_replay.i18n import N_, _
+from twenty48_replay import __version__
+from twenty48_replay.core import i18n, native
+from twenty48_replay.core.errors import EXIT_UNUSABLE, Twenty48Error
+from twenty48_replay.core.i18n import N_, _
 
 from .admin_cmd import admin_app, keys_command, revoke_key_command
 from .backup_cmd import backup_command

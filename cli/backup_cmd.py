@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from twenty48_replay.i18n import N_, _, ngettext, number
-from twenty48_replay.text import printable
+from twenty48_replay.core.i18n import N_, _, ngettext, number
+from twenty48_replay.core.text import printable
 
 from .common import DbOption, open_store
 from .output import warn
@@ -35,8 +35,7 @@ def backup_command(
     db: DbOption = None,
 ) -> None:
     """A consistent copy of the SQLite database, made while it is in use (serve may run)."""
-    from twenty48_replay.server import key_rules
-    from twenty48_replay.server.config import ServerConfig, key_path
+    from twenty48_replay.server import ServerConfig, key_history, key_path
     from twenty48_replay.store import Store
 
     if output is None:
@@ -63,7 +62,7 @@ def backup_command(
     with open_store(db) as store:
         report = store.backup(output)
         name = store.name
-        current = key_rules.key_history(store).current
+        current = key_history(store).current
     warn(
         _("backed up {db} to {file}: {games}{kinds}, {size} bytes").format(
             db=printable(name),

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from twenty48_replay.i18n import N_, _, number
-from twenty48_replay.text import printable
+from twenty48_replay.core.i18n import N_, _, number
+from twenty48_replay.core.text import printable
 
 from .limits import MAX_MOVES
 

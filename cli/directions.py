@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from twenty48_replay.i18n import N_, _
+from twenty48_replay.core.i18n import N_, _
 
 #: The arrow of each move letter.
 ARROWS: Final = {"U": "↑", "D": "↓", "L": "←", "R": "→"}

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from twenty48_replay.errors import Twenty48Error
-from twenty48_replay.i18n import N_, _
-from twenty48_replay.reasons import Reason
-from twenty48_replay.text import json_text, printable
+from twenty48_replay.core.errors import Twenty48Error
+from twenty48_replay.core.i18n import N_, _
+from twenty48_replay.core.reasons import Reason
+from twenty48_replay.core.text import json_text, printable
 
 from .common import DbOption, local_time, open_store
 from .limits import MAX_GAME_ID, MAX_LIST

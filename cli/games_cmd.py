@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Annotated, Final, Literal
 import typer
 from rich.cells import cell_len
 
-from twenty48_replay.errors import EXIT_FAILED, GameNotFoundError, Twenty48Error
-from twenty48_replay.i18n import N_, _, decimal, ngettext
-from twenty48_replay.text import printable
-from twenty48_replay.timestamps import record_times
+from twenty48_replay.core.errors import EXIT_FAILED, GameNotFoundError, Twenty48Error
+from twenty48_replay.core.i18n import N_, _, decimal, ngettext
+from twenty48_replay.core.text import printable
+from twenty48_replay.core.timestamps import record_times
 
 from .columns import Column, Step, Table, fit, terminal_width
 from .common import DbOption, JsonOption, checked_player, local_time, open_store
@@ -313,7 +313,7 @@ def server_name(info: GameInfo, urls: dict[str, str]) -> str:
 
 def resolve_game(store: Store, text: str) -> int:
     """The local id ``show`` means: a number, or ``SERVER_URL#ID`` (a fair game's server id)."""
-    from twenty48_replay.client import ServerUrlError, server_url
+    from twenty48_replay.fairplay.client import ServerUrlError, server_url
 
     if text.isascii() and text.isdigit():
         number = int(text)

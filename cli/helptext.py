@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from twenty48_replay import i18n
-from twenty48_replay.i18n import N_, _
+from twenty48_replay.core import i18n
+from twenty48_replay.core.i18n import N_, _
 
 HELP_OPTION_HELP: Final = N_("Show this message and exit.")
 

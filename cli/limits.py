@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from typing import Final
 
-from twenty48_replay.record import MAX_MOVES as MAX_MOVES
+from twenty48_replay.core.record import MAX_MOVES as MAX_MOVES
 
 #: Game ids are 64-bit signed integers in both databases.
 MAX_GAME_ID: Final = 2**63 - 1

@@ -18,9 +18,9 @@ from typing import Annotated, Final
 
 import typer
 
-from twenty48_replay.errors import EXIT_UNUSABLE, Twenty48Error
-from twenty48_replay.i18n import N_, _
-from twenty48_replay.text import printable
+from twenty48_replay.core.errors import EXIT_UNUSABLE, Twenty48Error
+from twenty48_replay.core.i18n import N_, _
+from twenty48_replay.core.text import printable
 
 from .common import DbOption, local_time, open_server_store
 from .limits import MAX_GAME_ID, MAX_LIST, MAX_TOP
@@ -101,8 +101,8 @@ def _moderate(
     game: int | None = None,
     player: str | None = None,
 ) -> None:
+    from twenty48_replay.core.timestamps import now_ms
     from twenty48_replay.store import players as player_store
-    from twenty48_replay.timestamps import now_ms
 
     actor = _actor(by)
     why = _text(reason, "--reason", MAX_REASON, empty_ok=action in ("unhide", "unban"))
@@ -176,8 +176,8 @@ def log_command(
     as_json: JsonOption = False,
 ) -> None:
     """The moderation log, newest first: when, who, what, why."""
+    from twenty48_replay.core.timestamps import iso_ms
     from twenty48_replay.store import players as player_store
-    from twenty48_replay.timestamps import iso_ms
 
     with open_server_store(db) as store:
         actions = player_store.read_log(store, limit)
@@ -222,12 +222,11 @@ def suspects_command(
     as_json: JsonOption = False,
 ) -> None:
     """Leaderboard games by bot signal, suspected ones first (the server's default thresholds)."""
-    from twenty48_replay.server import bots
-    from twenty48_replay.server.config import ServerConfig
+    from twenty48_replay.server import ServerConfig, signal_fields, suspects
 
     config = ServerConfig(db=db, registered_only=registered_only)
     with open_server_store(db) as store:
-        judged = bots.suspects(store, config, limit)
+        judged = suspects(store, config, limit)
     if not judged and not as_json:
         warn(_("no finished fair game on the leaderboard"))
     for entry, verdict in judged:
@@ -244,7 +243,7 @@ def suspects_command(
                     "registered": entry.registered,
                     "score": entry.score,
                     "moves": entry.moves,
-                    **bots.signal_fields(config, entry),
+                    **signal_fields(config, entry),
                 }
             )
             continue

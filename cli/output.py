@@ -1,7 +1,7 @@
 """Where output goes: data on stdout, messages and progress on stderr.
 
 Every line leaves through these functions, and each escapes control
-characters (:mod:`twenty48_replay.text`): messages embed file names and
+characters (:mod:`twenty48_replay.core.text`): messages embed file names and
 record fields, so escaping here is the one place that catches them all.
 Commands still escape a field where they put it into a line (so that a
 newline in a name cannot start a line of its own); escaping twice is
@@ -16,8 +16,8 @@ import sys
 import textwrap
 from typing import Any, TextIO
 
-from twenty48_replay.i18n import _
-from twenty48_replay.text import json_text, printable, printable_lines
+from twenty48_replay.core.i18n import _
+from twenty48_replay.core.text import json_text, printable, printable_lines
 
 
 def emit(line: str = "") -> None:

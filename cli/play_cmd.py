@@ -16,17 +16,17 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from twenty48_replay.board import Direction
-from twenty48_replay.errors import (
+from twenty48_replay.core.board import Direction
+from twenty48_replay.core.errors import (
     EXIT_FAILED,
     NullMoveError,
     RecordError,
     SealedGameError,
     Twenty48Error,
 )
-from twenty48_replay.game import GameState
-from twenty48_replay.i18n import N_, _, ngettext, number
-from twenty48_replay.rng import seed_key
+from twenty48_replay.core.game import GameState
+from twenty48_replay.core.i18n import N_, _, ngettext, number
+from twenty48_replay.core.rng import seed_key
 
 from .common import DbOption, checked_moves, checked_player, open_store
 from .helptext import formatted
@@ -181,7 +181,7 @@ def play_on_server(
     """``--server``: a new fair game there (scripted with ``--moves``, else in the UI)."""
     if game is not None or seed is not None:
         raise typer.BadParameter(_("--server plays a new fair game: no --game or --seed"))
-    from twenty48_replay.client import ServerUrlError, server_url
+    from twenty48_replay.fairplay.client import ServerUrlError, server_url
 
     try:
         server_url(url)
@@ -190,7 +190,7 @@ def play_on_server(
             _("--server: {reason}").format(reason=exc.translated_reason())
         ) from None
     if client_seed is not None:
-        from twenty48_replay.fair import validate_client_seed
+        from twenty48_replay.core.fair import validate_client_seed
 
         try:
             validate_client_seed(client_seed)

@@ -11,15 +11,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from twenty48_replay.errors import (
+from twenty48_replay.bulk.sources import expand_paths, location, read_raw
+from twenty48_replay.core.errors import (
     EXIT_FAILED,
     EXIT_OK,
     EXIT_UNUSABLE,
     Twenty48Error,
 )
-from twenty48_replay.i18n import LANGUAGES, N_, _, ngettext, number
-from twenty48_replay.sources import expand_paths, location, read_raw
-from twenty48_replay.text import json_text, printable
+from twenty48_replay.core.i18n import LANGUAGES, N_, _, ngettext, number
+from twenty48_replay.core.text import json_text, printable
 
 from .common import DbOption, open_store
 from .helptext import formatted
@@ -38,7 +38,7 @@ from .targets import Loaded, game_id, load_checked, load_target, step_at
 from .writing import check_output, database_files, is_stdout, write_output
 
 if TYPE_CHECKING:
-    from twenty48_replay.timeline import Timeline
+    from twenty48_replay.core.timeline import Timeline
 
 
 class ExportFormat(StrEnum):
@@ -211,7 +211,7 @@ def export_command(
 
 def _drawn_timeline(target: str, db: str | None) -> tuple[Loaded, Timeline]:
     """The record to draw and its steps; an invalid one is drawn up to its first bad move."""
-    from twenty48_replay.timeline import Timeline
+    from twenty48_replay.core.timeline import Timeline
 
     loaded = load_checked(target, db)
     timeline = Timeline(loaded.record)
@@ -290,8 +290,8 @@ def _export_html(
     before the record, as ``verify --trust`` does, and the record is checked
     here with it too, so the exit code agrees with what the page shows.
     """
-    from twenty48_replay.replay import verify
-    from twenty48_replay.signing import TrustedKeySet, load_trusted
+    from twenty48_replay.core.replay import verify
+    from twenty48_replay.fairplay.signing import TrustedKeySet, load_trusted
     from twenty48_replay.web.page import replay_page
 
     trusted = None
@@ -402,8 +402,8 @@ def import_command(
     db: DbOption = None,
 ) -> None:
     """Verify records and store each valid one as a game (one transaction per record)."""
-    from twenty48_replay.batch import verify_records
-    from twenty48_replay.errors import ImportRejectedError
+    from twenty48_replay.bulk.batch import verify_records
+    from twenty48_replay.core.errors import ImportRejectedError
 
     counts = {"imported": 0, "duplicate": 0, "invalid": 0, "unreadable": 0}
     raws = (raw for path in expand_paths(files) for raw in read_raw(path))

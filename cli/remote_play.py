@@ -1,6 +1,6 @@
 """``twenty48 play --server URL``: a fair game on a score server, every spawn from the server.
 
-Nothing the server sends is trusted (:mod:`twenty48_replay.witness`): each
+Nothing the server sends is trusted (:mod:`twenty48_replay.fairplay.witness`): each
 answer is checked against the rules as it arrives, and at the end the
 signed record is replayed and compared with everything shown and played,
 then checked against the commitment, the client seed and the server's key.
@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import typer
 
-from twenty48_replay.client import Client, MoveRefusedError, RemoteGame
-from twenty48_replay.errors import EXIT_FAILED, Twenty48Error
-from twenty48_replay.i18n import N_, _, ngettext, number
-from twenty48_replay.text import printable
-from twenty48_replay.witness import UnfairServerError
+from twenty48_replay.core.errors import EXIT_FAILED, Twenty48Error
+from twenty48_replay.core.i18n import N_, _, ngettext, number
+from twenty48_replay.core.text import printable
+from twenty48_replay.fairplay.client import Client, MoveRefusedError, RemoteGame
+from twenty48_replay.fairplay.witness import UnfairServerError
 
 from .common import checked_moves, open_store
 from .output import emit, fail, warn
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 def trusted_key(client: Client) -> Any:
     """The server's public key, as served (trust on first use)."""
-    from twenty48_replay.signing import TrustedKey
+    from twenty48_replay.fairplay.signing import TrustedKey
 
     return TrustedKey.from_well_known(client.key())
 
@@ -100,8 +100,8 @@ def evidence_kept(store: Store) -> Iterator[None]:
     try:
         yield
     except UnfairServerError as exc:
+        from twenty48_replay.core.timestamps import now_ms
         from twenty48_replay.store import save_evidence
-        from twenty48_replay.timestamps import now_ms
 
         try:
             report = save_evidence(store, now_ms(), str(exc), exc.evidence)
@@ -117,12 +117,12 @@ class NameTakenError(Twenty48Error):
 def player_secret(client: Client, name: str, *, register: bool) -> str | None:
     """The secret to play ``name`` with on this server: kept, newly registered, or None.
 
-    A kept secret (see :mod:`twenty48_replay.player_secrets`) is used as it
+    A kept secret (see :mod:`twenty48_replay.fairplay.player_secrets`) is used as it
     is; ``register`` registers the name when none is kept and keeps the
     secret (0600).  The secret is never shown.
     """
-    from twenty48_replay import player_secrets
-    from twenty48_replay.client import ServerError
+    from twenty48_replay.fairplay import player_secrets
+    from twenty48_replay.fairplay.client import ServerError
     from twenty48_replay.store import Store
 
     folder = Store.data_folder()
@@ -166,7 +166,7 @@ def start_game(
     client: Client, name: str, client_seed: str | None, secret: str | None
 ) -> RemoteGame:
     """A new fair game as ``name``; a registered name without its secret says what to do."""
-    from twenty48_replay.client import ServerError
+    from twenty48_replay.fairplay.client import ServerError
 
     try:
         return RemoteGame(client, name, client_seed, secret=secret)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from twenty48_replay.board import Board
-from twenty48_replay.game import GameState
-from twenty48_replay.i18n import N_, _
+from twenty48_replay.core.board import Board
+from twenty48_replay.core.game import GameState
+from twenty48_replay.core.i18n import N_, _
 
 
 def board_text(board: Board) -> str:

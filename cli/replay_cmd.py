@@ -13,10 +13,10 @@ from typing import Annotated
 
 import typer
 
-from twenty48_replay.errors import EXIT_FAILED
-from twenty48_replay.i18n import N_, _
-from twenty48_replay.replay import Step
-from twenty48_replay.timeline import Timeline
+from twenty48_replay.core.errors import EXIT_FAILED
+from twenty48_replay.core.i18n import N_, _
+from twenty48_replay.core.replay import Step
+from twenty48_replay.core.timeline import Timeline
 
 from .common import DbOption, JsonOption
 from .directions import ARROWS

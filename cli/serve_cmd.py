@@ -6,8 +6,8 @@ from typing import Annotated
 
 import typer
 
-from twenty48_replay.i18n import N_, _
-from twenty48_replay.text import printable
+from twenty48_replay.core.i18n import N_, _
+from twenty48_replay.core.text import printable
 
 from .common import DbOption
 from .limits import (
@@ -36,7 +36,7 @@ def _listed(values: list[str] | None, option: str) -> list[str]:
 
 def _hosts(values: list[str] | None) -> list[str]:
     """``--allowed-host`` checked now: a host name or address (a port is ignored), or ``*``."""
-    from twenty48_replay.server.request_guard import ANY_HOST, host_name
+    from twenty48_replay.server import ANY_HOST, host_name
 
     for value in _listed(values, "--allowed-host"):
         if value != ANY_HOST and host_name(value) is None:
@@ -50,7 +50,7 @@ def _hosts(values: list[str] | None) -> list[str]:
 
 def _origins(values: list[str] | None) -> list[str]:
     """``--allowed-origin`` checked now: ``http(s)://host[:port]``, nothing more."""
-    from twenty48_replay.server.request_guard import normalise_origin
+    from twenty48_replay.server import normalise_origin
 
     for value in _listed(values, "--allowed-origin"):
         if normalise_origin(value) is None:
@@ -83,7 +83,10 @@ def _forwarded(text: str | None) -> str | None:
     """``--forwarded-allow-ips`` checked now: a typo must never trust the wrong proxy."""
     if text is None:
         return None
-    from twenty48_replay.server.transport import ForwardedAllowError, parse_forwarded_allow_ips
+    from twenty48_replay.server import (
+        ForwardedAllowError,
+        parse_forwarded_allow_ips,
+    )
 
     try:
         parse_forwarded_allow_ips(text)
@@ -101,7 +104,7 @@ def _on_off(text: str) -> str:
 
 def _rate_limits(texts: list[str] | None) -> list[str]:
     """``--rate-limit`` values, each checked now (one line and exit 2 for a typo)."""
-    from twenty48_replay.server.quotas import RateLimitSpecError, parse_limit
+    from twenty48_replay.server import RateLimitSpecError, parse_limit
 
     for text in texts or []:
         try:
@@ -409,10 +412,18 @@ def serve_command(
     db: DbOption = None,
 ) -> None:
     """Serve fair games, signed records and a leaderboard over HTTP (JSON API and web pages)."""
-    from twenty48_replay.server.config import ServerConfig, key_path
-    from twenty48_replay.server.request_guard import ANY_HOST, default_allowed_hosts
-    from twenty48_replay.server.run import check_listen, fit_connections, prepare, serve
-    from twenty48_replay.server.transport import TransportLimits, parse_forwarded_allow_ips
+    from twenty48_replay.server import (
+        ANY_HOST,
+        ServerConfig,
+        TransportLimits,
+        check_listen,
+        default_allowed_hosts,
+        fit_connections,
+        key_path,
+        parse_forwarded_allow_ips,
+        prepare,
+        serve,
+    )
 
     config = ServerConfig(
         db=db,

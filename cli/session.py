@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from twenty48_replay.board import Direction
-from twenty48_replay.game import GameState, MoveOutcome
+from twenty48_replay.core.board import Direction
+from twenty48_replay.core.game import GameState, MoveOutcome
 
 
 class Session(Protocol):

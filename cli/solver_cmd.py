@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from twenty48_replay.board import Board, Direction
-from twenty48_replay.errors import RecordError, Twenty48Error
-from twenty48_replay.i18n import DANISH, N_, _, current_language, decimal, ngettext
-from twenty48_replay.rng import seed_key
-from twenty48_replay.text import printable
+from twenty48_replay.core.board import Board, Direction
+from twenty48_replay.core.errors import RecordError, Twenty48Error
+from twenty48_replay.core.i18n import DANISH, N_, _, current_language, decimal, ngettext
+from twenty48_replay.core.rng import seed_key
+from twenty48_replay.core.text import printable
 
 from .common import DbOption, JsonOption, checked_player, open_store
 from .directions import arrow_and_name
@@ -130,8 +130,8 @@ def hint_command(
     game (the one 'twenty48 play' resumes), which is then marked as
     assisted (its record will say "assisted": true).
     """
+    from twenty48_replay.core.timeline import Timeline
     from twenty48_replay.solver import best_move
-    from twenty48_replay.timeline import Timeline
 
     if sum(x is not None for x in (game, board, record)) > 1:
         raise typer.BadParameter(_("give at most one of --game, --board, --record"))
@@ -251,8 +251,8 @@ def autoplay_command(
     as_json: JsonOption = False,
 ) -> None:
     """Let the solver play new games; they are stored like any other (player "solver")."""
-    from twenty48_replay.batch import default_jobs
-    from twenty48_replay.rng import new_seed
+    from twenty48_replay.core.rng import new_seed
+    from twenty48_replay.core.workers import default_jobs
 
     if until is not None and (until < 4 or until & (until - 1)):
         raise typer.BadParameter(_("--until must be a tile: a power of two from 4"))
@@ -324,10 +324,10 @@ def _autoplay_pool(
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from twenty48_replay.batch import worker_pool
-    from twenty48_replay.record import Record
-    from twenty48_replay.replay import final_state
-    from twenty48_replay.timestamps import iso_ms, now_ms
+    from twenty48_replay.core.record import Record
+    from twenty48_replay.core.replay import final_state
+    from twenty48_replay.core.timestamps import iso_ms, now_ms
+    from twenty48_replay.core.workers import worker_pool
 
     rows = []
     console = Console(stderr=True)
@@ -438,7 +438,7 @@ def analyze_command(
         TimeRemainingColumn,
     )
 
-    from twenty48_replay.batch import default_jobs
+    from twenty48_replay.core.workers import default_jobs
     from twenty48_replay.solver.analysis import analyze
 
     loaded = load_checked(target, db)

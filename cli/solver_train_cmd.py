@@ -1,4 +1,4 @@
-"""``twenty48 solver``: train the solver's n-tuple network, export and inspect weights (issue 34).
+"""``twenty48 solver``: train the solver's n-tuple network, export and inspect weights.
 
 * ``solver train FILE``: train a new network into the checkpoint FILE, or go
   on with it (``--resume``); Ctrl-C keeps the last checkpoint.
@@ -17,8 +17,8 @@ from typing import Annotated, Any
 
 import typer
 
-from twenty48_replay.i18n import N_, _, decimal, number
-from twenty48_replay.text import printable
+from twenty48_replay.core.i18n import N_, _, decimal, number
+from twenty48_replay.core.text import printable
 
 from .helptext import EXAMPLES, HELP, examples
 from .output import emit, emit_json, warn

@@ -15,20 +15,20 @@ from typing import TYPE_CHECKING
 import attrs
 import typer
 
-from twenty48_replay.errors import EXIT_FAILED, RecordError
-from twenty48_replay.i18n import _
-from twenty48_replay.reasons import Reason
-from twenty48_replay.record import Record
-from twenty48_replay.replay import verify
-from twenty48_replay.sources import read_records
+from twenty48_replay.bulk.sources import read_records
+from twenty48_replay.core.errors import EXIT_FAILED, RecordError
+from twenty48_replay.core.i18n import _
+from twenty48_replay.core.reasons import Reason
+from twenty48_replay.core.record import Record
+from twenty48_replay.core.replay import verify
 
 from .common import open_store
 from .limits import MAX_GAME_ID
 from .output import fail
 
 if TYPE_CHECKING:
-    from twenty48_replay.replay import Step
-    from twenty48_replay.timeline import Timeline
+    from twenty48_replay.core.replay import Step
+    from twenty48_replay.core.timeline import Timeline
 
 
 def game_id(text: str) -> int | None:

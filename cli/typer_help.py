@@ -21,8 +21,8 @@ from typing import Any, Final
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from twenty48_replay import i18n
-from twenty48_replay.i18n import N_, _
+from twenty48_replay.core import i18n
+from twenty48_replay.core.i18n import N_, _
 
 from .helptext import EXAMPLES, HELP, HELP_OPTION_HELP, examples, translated
 

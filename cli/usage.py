@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 from typing import Final
 
-from twenty48_replay.i18n import N_, _, ngettext
+from twenty48_replay.core.i18n import N_, _, ngettext
 
 #: click's value-type names as its "is not a valid ..." sentence has them.
 _NOT_VALID: Final = {

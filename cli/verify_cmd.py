@@ -7,7 +7,7 @@ invalid, 2 when any input is unreadable (2 wins over 1).  Unreadable input
 never stops the batch: each gets one line naming file, line and field.
 
 With ``--scheduler`` the records are verified on a Dask cluster instead
-(:mod:`twenty48_replay.cluster`, imported only then): the same lines, the
+(:mod:`twenty48_replay.bulk.cluster`, imported only then): the same lines, the
 same summary, the same exit code; only where the work runs differs.
 """
 
@@ -20,20 +20,21 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
-from twenty48_replay import native
-from twenty48_replay.batch import Result, default_jobs, verify_many
-from twenty48_replay.errors import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, RecordError
-from twenty48_replay.i18n import N_, _, ngettext, number
-from twenty48_replay.reasons import Reason
-from twenty48_replay.sources import RawRecord, expand_paths, location, read_raw
-from twenty48_replay.text import printable
+from twenty48_replay.bulk.batch import Result, verify_many
+from twenty48_replay.bulk.sources import RawRecord, expand_paths, location, read_raw
+from twenty48_replay.core import native
+from twenty48_replay.core.errors import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, RecordError
+from twenty48_replay.core.i18n import N_, _, ngettext, number
+from twenty48_replay.core.reasons import Reason
+from twenty48_replay.core.text import printable
+from twenty48_replay.core.workers import default_jobs
 
 from .helptext import formatted
 from .limits import MAX_JOBS, MAX_PARTITION_BYTES, MIN_PARTITION_BYTES
 from .output import emit, emit_json, warn
 
 if TYPE_CHECKING:
-    from twenty48_replay.fair import SignatureChecker
+    from twenty48_replay.core.fair import SignatureChecker
 
 
 def describe(result: Result, line_sources: frozenset[str] | set[str] = frozenset()) -> str:
@@ -216,7 +217,7 @@ def verify_command(
     """
     trusted = None
     if trust is not None:
-        from twenty48_replay.signing import load_trusted
+        from twenty48_replay.fairplay.signing import load_trusted
 
         trusted = load_trusted(trust)
     if scheduler is not None and scheduler.strip():
@@ -253,7 +254,7 @@ def _verify_on_cluster(
 ) -> tuple[_Tally, float, str]:
     """The same lines as the local pool, from the workers of a Dask cluster, the seconds
     and the engine the workers ran."""
-    from twenty48_replay.cluster import PARTITION_BYTES, connect
+    from twenty48_replay.bulk.cluster import PARTITION_BYTES, connect
 
     with connect(scheduler.strip()) as session:
         inputs = session.survey(files)
@@ -307,7 +308,7 @@ def _report(tally: _Tally, seconds: float, engine: str) -> NoReturn:
     """The summary line (unless there was one record) and the exit code.
 
     The summary names the engine that ran (``native (sha-ni)`` or ``python``,
-    see :mod:`twenty48_replay.native`); it is on stderr, so ``--json`` output
+    see :mod:`twenty48_replay.core.native`); it is on stderr, so ``--json`` output
     is the same byte for byte with either engine.
     """
     counts, replayed = tally.counts, tally.replayed

@@ -28,9 +28,9 @@ from typing import Final
 
 import typer
 
-from twenty48_replay.errors import StoreError, os_problem
-from twenty48_replay.i18n import N_, _
-from twenty48_replay.text import printable
+from twenty48_replay.core.errors import StoreError, os_problem
+from twenty48_replay.core.i18n import N_, _
+from twenty48_replay.core.text import printable
 
 SQLITE_HEADER: Final = b"SQLite format 3\x00"
 #: The two magic numbers an SQLite write-ahead log starts with.

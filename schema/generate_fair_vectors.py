@@ -39,14 +39,14 @@ from generate_key_vectors import (
 )
 from generate_vectors import lookahead_moves
 
-from twenty48_replay.batch import verify_raw
-from twenty48_replay.board import Direction
-from twenty48_replay.ed25519 import L as ED25519_L
-from twenty48_replay.engine import run
-from twenty48_replay.fair import canonical_bytes, commitment, game_seed
-from twenty48_replay.game import GameState
-from twenty48_replay.signing import ServerKey, TrustedKey
-from twenty48_replay.sources import RawRecord
+from twenty48_replay.bulk.batch import verify_raw
+from twenty48_replay.bulk.sources import RawRecord
+from twenty48_replay.core.board import Direction
+from twenty48_replay.core.engine import run
+from twenty48_replay.core.fair import canonical_bytes, commitment, game_seed
+from twenty48_replay.core.game import GameState
+from twenty48_replay.fairplay.ed25519 import L as ED25519_L
+from twenty48_replay.fairplay.signing import ServerKey, TrustedKey
 
 FAIR = Path(__file__).resolve().parent / "vectors" / "fair"
 TEST_ONLY = "TEST ONLY: RFC 8032 test vector key, public; never use it to sign real records"
@@ -218,8 +218,8 @@ REFUSED_CASES: list[tuple[str, str]] = [
 
 
 def canonical_cases() -> dict[str, Any]:
-    from twenty48_replay.errors import RecordError
-    from twenty48_replay.record import loads_strict
+    from twenty48_replay.core.errors import RecordError
+    from twenty48_replay.core.record import loads_strict
 
     ok = []
     for why, text in CANONICAL_CASES:

@@ -6,7 +6,7 @@ Run through ``python schema/generate_fair_vectors.py``; deterministic like it.
   the strict verification of SPEC 11.6: small-order and non-canonical keys,
   R and S rules, and a mixed-order key where only the cofactorless equation
   gives the expected verdict.  Signatures ``cryptography`` cannot make are
-  built here with :mod:`twenty48_replay.ed25519`'s arithmetic.
+  built here with :mod:`twenty48_replay.fairplay.ed25519`'s arithmetic.
 * ``key-files/``: files that are or are not key files (PEM with text around
   it, a BOM, two blocks, the well-known document with duplicate keys, NaN,
   over 64 KiB ...) and ``key-files/expected.json``.
@@ -26,12 +26,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from twenty48_replay import ed25519
-from twenty48_replay.batch import verify_raw
-from twenty48_replay.errors import KeyFileError
-from twenty48_replay.fair import canonical_bytes
-from twenty48_replay.keyset import KeyPeriod, key_set_document
-from twenty48_replay.signing import (
+from twenty48_replay.bulk.batch import verify_raw
+from twenty48_replay.bulk.sources import RawRecord
+from twenty48_replay.core.errors import KeyFileError
+from twenty48_replay.core.fair import canonical_bytes
+from twenty48_replay.fairplay import ed25519
+from twenty48_replay.fairplay.keyset import KeyPeriod, key_set_document
+from twenty48_replay.fairplay.signing import (
     SPKI_PREFIX,
     ServerKey,
     TrustedKey,
@@ -39,7 +40,6 @@ from twenty48_replay.signing import (
     read_key_file,
     verify_signature,
 )
-from twenty48_replay.sources import RawRecord
 
 Verdict = Callable[[bytes, TrustedKey | TrustedKeySet | None], dict[str, Any]]
 #: RFC 8032, section 7.1, TEST 3 secret key: the key set's revoked key.

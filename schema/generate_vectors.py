@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from twenty48_replay import Board, Direction, GameState
-from twenty48_replay.game import opening, place_spawn, rng_for
+from twenty48_replay.core.game import opening, place_spawn, rng_for
 
 VECTORS = Path(__file__).resolve().parent / "vectors"
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

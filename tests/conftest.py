@@ -1,16 +1,15 @@
-"""Shared fixtures: paths, hypothesis profiles, and a runner for the real CLI."""
+"""Shared fixtures: each test's own data folder, hypothesis profiles, the CLI runner, a key server.
+
+What tests import (paths, ``run_cli``, ``run_race``) is in :mod:`support.common`.
+"""
 
 from __future__ import annotations
 
 import atexit
-import json
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 import threading
-import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -18,16 +17,13 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
+from support.common import run_cli
+from support.pg import fresh_database
 
-# Browser fixtures (chromium, browser_page, new_browser_page): tests/browser.py.
-pytest_plugins = ["browser"]
+# Browser fixtures (chromium, browser_page, new_browser_page): tests/support/browser.py.
+pytest_plugins = ["support.browser"]
 
-ROOT = Path(__file__).resolve().parent.parent
-SCHEMA = ROOT / "schema"
-VECTORS = SCHEMA / "vectors"
-EXAMPLES = ROOT / "examples"
-
-# Messages and screens follow the locale (twenty48_replay.i18n); the tests
+# Messages and screens follow the locale (twenty48_replay.core.i18n); the tests
 # expect English unless they choose a language themselves, whatever the
 # machine's locale, in this process and in every CLI subprocess.
 os.environ["TWENTY48_LANG"] = "en"
@@ -60,25 +56,14 @@ def own_data_folder(
     return folder
 
 
-def load_json(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8"))
-
-
-def run_cli(
-    *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None, timeout: float = 120
-) -> subprocess.CompletedProcess[str]:
-    """Run the installed ``twenty48`` console script as a real subprocess."""
-    exe = Path(sys.executable).with_name("twenty48")
-    command = [str(exe)] if exe.exists() else [sys.executable, "-m", "twenty48_cli"]
-    return subprocess.run(
-        [*command, *args],
-        input=stdin.decode("utf-8", "surrogateescape") if stdin is not None else None,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env={**os.environ, **(env or {})},
-        check=False,
-    )
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A server's database, once a fresh SQLite file and once a fresh PostgreSQL database
+    (skipped without ``TWENTY48_TEST_POSTGRES_URL``); a module may define its own ``db``."""
+    if request.param == "sqlite":
+        yield str(tmp_path / "server.sqlite3")
+    else:
+        yield from fresh_database()
 
 
 @pytest.fixture
@@ -92,53 +77,12 @@ def language(request: pytest.FixtureRequest) -> Any:
 
     Use with ``@pytest.mark.parametrize("language", ["en", "da"], indirect=True)``.
     """
-    from twenty48_replay import i18n
+    from twenty48_replay.core import i18n
 
     chosen: str = request.param
     i18n.set_language(chosen)
     yield chosen
     i18n.set_language(i18n.ENGLISH)
-
-
-def run_race(
-    db: str, game_ids: list[int], moves: str, drivers: int, folder: Path, timeout: float = 300
-) -> list[dict[str, Any]]:
-    """Race ``drivers`` processes of ``tests/race_driver.py`` over the same games.
-
-    Each driver loads the games, then creates ``ready-<pid>`` in ``folder``;
-    once all are ready the ``go`` file releases them together, so every one
-    of them starts from the same soon-stale states.  Waiting for the files,
-    not for a fixed time, keeps the race real on a slow or loaded machine.
-    Returns each driver's JSON report (appended, conflicts, message).
-    """
-    go = folder / "go"
-    command = [
-        sys.executable,
-        str(ROOT / "tests" / "race_driver.py"),
-        db,
-        ",".join(map(str, game_ids)),
-        moves,
-        str(go),
-    ]
-    processes = [
-        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        for _ in range(drivers)
-    ]
-    deadline = time.monotonic() + timeout
-    while (ready := len(list(folder.glob("ready-*")))) < drivers:
-        for process in processes:
-            if process.poll() is not None:
-                raise AssertionError(f"a race driver stopped early: {process.communicate()[1]}")
-        if time.monotonic() > deadline:
-            raise AssertionError(f"only {ready} of {drivers} race drivers loaded their games")
-        time.sleep(0.01)
-    go.touch()
-    reports = []
-    for process in processes:
-        out, err = process.communicate(timeout=timeout)
-        assert process.returncode == 0, err
-        reports.append(json.loads(out))
-    return reports
 
 
 @pytest.fixture

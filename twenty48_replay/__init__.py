@@ -11,12 +11,12 @@ engine, the record format, replay and verification.
 [4, 4, 0, 0]
 """
 
-from twenty48_replay.board import Board, Direction, SlideResult
-from twenty48_replay.errors import NullMoveError, RecordError, Twenty48Error
-from twenty48_replay.game import GameState, Spawn
-from twenty48_replay.record import Record
-from twenty48_replay.replay import Step, VerifyResult, replay, verify
-from twenty48_replay.rng import SpawnRng, new_seed
+from twenty48_replay.core.board import Board, Direction, SlideResult
+from twenty48_replay.core.errors import NullMoveError, RecordError, Twenty48Error
+from twenty48_replay.core.game import GameState, Spawn
+from twenty48_replay.core.record import Record
+from twenty48_replay.core.replay import Step, VerifyResult, replay, verify
+from twenty48_replay.core.rng import SpawnRng, new_seed
 
 __version__ = "0.1.0"
 

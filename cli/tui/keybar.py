@@ -31,7 +31,7 @@ from textual.app import ComposeResult
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
-from twenty48_replay.i18n import N_, _
+from twenty48_replay.core.i18n import N_, _
 
 if TYPE_CHECKING:
     from textual.binding import Binding

@@ -1,4 +1,4 @@
-"""The TUI's text in the chosen language (:mod:`twenty48_replay.i18n`).
+"""The TUI's text in the chosen language (:mod:`twenty48_replay.core.i18n`).
 
 Key descriptions are written in class bodies, before the language is known,
 so they are marked with ``N_`` there and translated per screen instance.
@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from textual.dom import DOMNode
 
-from twenty48_replay.i18n import _
+from twenty48_replay.core.i18n import _
 
 
 def translate_bindings(node: DOMNode) -> None:

@@ -126,7 +126,7 @@ def number_colour(name: str, key: str) -> str:
 #: by palette, as Textual CSS variables ``$t48-<name>``.  The original's are its
 #: own; the few-colour ones are exact entries of the terminal's table, and every
 #: text colour meets its background at a contrast ratio of at least 4.5 (WCAG AA,
-#: checked by tests/test_tui_contrast.py): the original's beige chrome collapses
+#: checked by tests/cli/test_tui_contrast.py): the original's beige chrome collapses
 #: to white on light grey in 16 colours.
 CHROME: Final[dict[str, dict[str, str]]] = {
     TRUECOLOR: {

@@ -22,11 +22,11 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Static
 
-from twenty48_replay.board import Board, Direction
-from twenty48_replay.errors import ConflictError, NullMoveError, Twenty48Error
-from twenty48_replay.i18n import N_, _, ngettext, number
+from twenty48_replay.core.board import Board, Direction
+from twenty48_replay.core.errors import ConflictError, NullMoveError, Twenty48Error
+from twenty48_replay.core.i18n import N_, _, ngettext, number
+from twenty48_replay.core.text import printable
 from twenty48_replay.store import Store
-from twenty48_replay.text import printable
 
 from ..directions import ARROWS, NAMES
 from ..output import warn

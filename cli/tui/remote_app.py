@@ -9,7 +9,7 @@ does not start a local game, and the screen shows the whole commitment the
 server gave before the first move, so the player can compare it with the
 record's at the end.
 
-Every answer is checked before it is shown (:mod:`twenty48_replay.witness`):
+Every answer is checked before it is shown (:mod:`twenty48_replay.fairplay.witness`):
 when the server breaks a rule, sends an unusable answer or none within the
 deadline, the UI closes at once and ``play --server`` reports it in one
 line (exit 1 with the evidence kept, or exit 2).
@@ -23,14 +23,14 @@ from typing import Any, ClassVar
 from textual.binding import Binding, BindingType
 from textual.markup import escape
 
-from twenty48_replay.board import Direction
-from twenty48_replay.client import AnswerError, DeadlineError, MoveRefusedError, RemoteGame
-from twenty48_replay.errors import NullMoveError, Twenty48Error
-from twenty48_replay.game import MoveOutcome, Spawn
-from twenty48_replay.i18n import N_, _
+from twenty48_replay.core.board import Direction
+from twenty48_replay.core.errors import NullMoveError, Twenty48Error
+from twenty48_replay.core.game import MoveOutcome, Spawn
+from twenty48_replay.core.i18n import N_, _
+from twenty48_replay.core.text import printable
+from twenty48_replay.fairplay.client import AnswerError, DeadlineError, MoveRefusedError, RemoteGame
+from twenty48_replay.fairplay.witness import ServerAnswerError, UnfairServerError
 from twenty48_replay.store import Store
-from twenty48_replay.text import printable
-from twenty48_replay.witness import ServerAnswerError, UnfairServerError
 
 from .keybar import Shorter
 from .play_app import GameScreen, PlayApp

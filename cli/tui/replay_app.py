@@ -1,7 +1,7 @@
 """``twenty48 replay``: the full-screen viewer that walks a record step by step.
 
-Everything on screen is drawn from one :class:`~twenty48_replay.replay.Step`,
-fetched by number from the :class:`~twenty48_replay.timeline.Timeline`
+Everything on screen is drawn from one :class:`~twenty48_replay.core.replay.Step`,
+fetched by number from the :class:`~twenty48_replay.core.timeline.Timeline`
 (checkpointed, so any jump costs well under a millisecond).  The viewer
 therefore keeps no game state of its own beyond the step number: stepping,
 jumping, "go to" and autoplay are all the same :meth:`ReplayScreen.go_to`,
@@ -27,11 +27,11 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Input, ProgressBar, Static
 
-from twenty48_replay.i18n import N_, _, ngettext
-from twenty48_replay.i18n import number as format_number
-from twenty48_replay.replay import Step
-from twenty48_replay.text import printable
-from twenty48_replay.timeline import Timeline
+from twenty48_replay.core.i18n import N_, _, ngettext
+from twenty48_replay.core.i18n import number as format_number
+from twenty48_replay.core.replay import Step
+from twenty48_replay.core.text import printable
+from twenty48_replay.core.timeline import Timeline
 
 from ..directions import ARROWS, NAMES
 from ..render import cell_name

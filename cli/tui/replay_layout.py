@@ -19,7 +19,7 @@ from typing import Final
 from rich.cells import cell_len
 from textual.content import Content
 
-from twenty48_replay.i18n import N_, _
+from twenty48_replay.core.i18n import N_, _
 
 from .prose import Prose, layout
 from .widgets import COMPACT, MEDIUM, WIDE, layout_for

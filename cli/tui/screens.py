@@ -20,8 +20,8 @@ from textual.markup import escape
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from twenty48_replay.i18n import N_, _, ngettext, number
-from twenty48_replay.text import printable
+from twenty48_replay.core.i18n import N_, _, ngettext, number
+from twenty48_replay.core.text import printable
 
 from .language import translate_bindings
 from .prose import Block, KeyRow, Prose

@@ -16,8 +16,8 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from twenty48_replay.board import Board
-from twenty48_replay.i18n import number as format_number
+from twenty48_replay.core.board import Board
+from twenty48_replay.core.i18n import number as format_number
 from twenty48_replay.pictures import style
 
 from . import palette

@@ -2,7 +2,7 @@
 
 A real server with its default limits (``--no-access-log --no-analysis``, as
 bench_server.py, on an SQLite file at ``synchronous=FULL``), reached directly
-and/or through the shipped nginx configuration (tests/nginx_harness.py: TLS
+and/or through the shipped nginx configuration (tests/support/nginx_harness.py: TLS
 with a certificate made at start, ``deploy/nginx/twenty48.conf``), then:
 
 1. **throughput**: ``--throughput-players`` players (default 200, each from its own
@@ -82,10 +82,10 @@ from bench_server import (  # noqa: E402
     run_and_wait,
     source_address,
 )
-from nginx_harness import NginxProcess  # noqa: E402
-from server_harness import ServerProcess  # noqa: E402
+from support.nginx_harness import NginxProcess  # noqa: E402
+from support.server_harness import ServerProcess  # noqa: E402
 
-from twenty48_replay.record import MAX_INPUT_BYTES, MAX_VALUES  # noqa: E402
+from twenty48_replay.core.record import MAX_INPUT_BYTES, MAX_VALUES  # noqa: E402
 
 T = TypeVar("T")
 #: Any move not answered within this many seconds is an error (a hang).

@@ -2,7 +2,7 @@
 
 Starts a real ``twenty48 serve`` (SQLite in a temporary folder, or ``--pg
 URL``) with its analysis on and default thresholds, then plays fair games
-through the real HTTP API (tests/bot_players.py):
+through the real HTTP API (tests/support/bot_players.py):
 
 * **the solver as a bot**, at every strength it offers (``default``, the
   strength of ``hint``/``autoplay`` and of ``best_move`` without settings)
@@ -50,8 +50,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import json  # noqa: E402
 
-from bot_players import HONEST, play_remote, solver_strategy  # noqa: E402
-from server_harness import ServerProcess  # noqa: E402
+from support.bot_players import HONEST, play_remote, solver_strategy  # noqa: E402
+from support.server_harness import ServerProcess  # noqa: E402
 
 
 def solver_settings(name: str) -> Any:

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from twenty48_replay import Record
-from twenty48_replay.engine import run
+from twenty48_replay.core.engine import run
 
 ROOT = Path(__file__).resolve().parents[2]
 POOL = 4000

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "schema"))
 from generate_vectors import lookahead_moves
 
 from twenty48_replay import Record, replay, verify
-from twenty48_replay.engine import run
+from twenty48_replay.core.engine import run
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -25,7 +25,7 @@ from uvicorn.config import Config
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.server import ServerState
 
-from twenty48_replay.server.guarded_http import GuardedHttpToolsProtocol
+from twenty48_replay.server.guard.guarded_http import GuardedHttpToolsProtocol
 
 REQUEST = (
     b"POST /api/games/17/moves HTTP/1.1\r\nHost: 127.0.0.1:8048\r\n"

@@ -48,9 +48,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from twenty48_replay.board import Board, Direction
-from twenty48_replay.game import GameState
-from twenty48_replay.record import Record
+from twenty48_replay.core.board import Board, Direction
+from twenty48_replay.core.game import GameState
+from twenty48_replay.core.record import Record
 from twenty48_replay.solver import best_move
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -34,8 +34,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from twenty48_replay import Record
-from twenty48_replay.engine import run
-from twenty48_replay.record import MAX_INPUT_BYTES, MAX_VALUES
+from twenty48_replay.core.engine import run
+from twenty48_replay.core.record import MAX_INPUT_BYTES, MAX_VALUES
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,12 +1,12 @@
 """How many names in a list would be refused beside another name of the list.
 
 A name is refused when it collides with a registered name
-(:func:`twenty48_replay.names.claim_keys`).  For a list of real names (one
+(:func:`twenty48_replay.fairplay.names.claim_keys`).  For a list of real names (one
 per line, or the first tab-separated column), this counts the names that
 collide with some other name of the list by the folded key alone (the rule
 before "AIice" was caught) and by any claimed key (the rule now), and prints
 examples of pairs only the new keys join, by kind of key.  Names the rules
-refuse outright (:func:`~twenty48_replay.names.check_name`) are skipped.
+refuse outright (:func:`~twenty48_replay.fairplay.names.check_name`) are skipped.
 
     python tests/bench/bench_name_collisions.py FILE [FILE ...] [--examples 8]
 """
@@ -19,7 +19,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from twenty48_replay.names import NameRefusedError, check_name, claim_keys, name_key
+from twenty48_replay.fairplay.names import NameRefusedError, check_name, claim_keys, name_key
 
 MAX_NAMES = 5_000_000
 

@@ -179,7 +179,7 @@ def main() -> None:
             )
 
         print("\n-- replay() Steps per second (this process)")
-        from twenty48_replay import engine, native
+        from twenty48_replay.core import engine, native
 
         print(
             f"{native.describe()}: {steps_per_second(args.corpus, args.steps_games):,.0f} Steps/s"

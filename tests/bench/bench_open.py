@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from twenty48_replay import Record
-from twenty48_replay.replay import final_state
+from twenty48_replay.core.replay import final_state
 from twenty48_replay.store import Store, reads
 
 DATA = Path(__file__).resolve().parents[1] / "data"

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from twenty48_replay import Record
-from twenty48_replay.timeline import Timeline
+from twenty48_replay.core.timeline import Timeline
 
 RECORD = Path(__file__).resolve().parents[1] / "data" / "long-20000.json"
 

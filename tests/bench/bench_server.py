@@ -47,9 +47,9 @@ from typing import Any, TypeVar
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from server_harness import ServerProcess  # noqa: E402
+from support.server_harness import ServerProcess  # noqa: E402
 
-from twenty48_replay.board import Board, Direction  # noqa: E402
+from twenty48_replay.core.board import Board, Direction  # noqa: E402
 
 T = TypeVar("T")
 ORDER = (Direction.LEFT, Direction.DOWN, Direction.RIGHT, Direction.UP)

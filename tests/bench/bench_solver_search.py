@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from twenty48_replay import Board, Record
+from twenty48_replay.core.timeline import Timeline
 from twenty48_replay.solver import (
     SearchSettings,
     Strength,
@@ -58,7 +59,6 @@ from twenty48_replay.solver import (
 )
 from twenty48_replay.solver.settings import plies_for
 from twenty48_replay.solver.strength import settings_for
-from twenty48_replay.timeline import Timeline
 
 ROOT = Path(__file__).resolve().parents[2]
 GAME = ROOT / "tests" / "data" / "long-20000.json"

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from twenty48_replay import Record
-from twenty48_replay.engine import run
+from twenty48_replay.core.engine import run
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -5,7 +5,7 @@ Usage:
 
 Builds the self-verifying page of the record (``twenty48_replay.web.page``, what
 ``twenty48 export --format html`` writes), then in headless system Chromium
-(tests/browser.py's launch, never a downloaded browser):
+(tests/support/browser.py's launch, never a downloaded browser):
 
 - opens it from ``file://`` ``--runs`` times, each in a fresh browser context,
   and prints the median and worst time from navigation to the verdict: wall
@@ -32,9 +32,9 @@ from pathlib import Path
 TESTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TESTS))
 
-from browser import launch_chromium  # noqa: E402
+from support.browser import launch_chromium  # noqa: E402
 
-from twenty48_replay.record import Record  # noqa: E402
+from twenty48_replay.core.record import Record  # noqa: E402
 from twenty48_replay.web.page import replay_page  # noqa: E402
 
 JUMP_JS = """(n) => {

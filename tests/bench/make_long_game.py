@@ -19,9 +19,10 @@ import time
 from functools import cache
 from pathlib import Path
 
-from twenty48_replay import Record, rows, verify
-from twenty48_replay.engine import opening_state
-from twenty48_replay.game import rng_for
+from twenty48_replay import Record, verify
+from twenty48_replay.core import rows
+from twenty48_replay.core.engine import opening_state
+from twenty48_replay.core.game import rng_for
 from twenty48_replay.solver.tables import tables
 
 

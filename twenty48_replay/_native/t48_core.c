@@ -1,4 +1,4 @@
-/* twenty48_replay._core: the hot loops of the engine in C (issue 21).
+/* twenty48_replay._core: the hot loops of the engine in C.
  *
  * Replays a move string under a seed (SPEC sections 3 to 5): the slide by row
  * tables, then spawn k = n + 1 drawn by HMAC-SHA256 with the seed's key

@@ -1,4 +1,4 @@
-/* An afterstate n-tuple network for the solver, and its TD training (issue 34).
+/* An afterstate n-tuple network for the solver, and its TD training.
  *
  * The network (Szubert and Jaskowski 2014): a few tuples of cells ("0 1 2 3 4
  * 5" = the top row and two cells under it); each tuple has a table with one

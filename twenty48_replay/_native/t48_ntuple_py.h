@@ -1,4 +1,4 @@
-/* The n-tuple network's functions in twenty48_replay._solver (issue 34).
+/* The n-tuple network's functions in twenty48_replay._solver.
  *
  * Included once, by t48_solver.c (one extension module, one method table).
  * Python (twenty48_replay/solver/ntuple.py) owns every array (NumPy arrays,

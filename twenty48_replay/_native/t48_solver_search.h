@@ -7,7 +7,7 @@
  * n-tuple network, functions suffixed _nn / _wn).  The board operations it
  * calls (slide_left_*, heuristic_*, ...) are defined there for both layouts.
  *
- * With the network (issue 34), a value is the expected score still to come:
+ * With the network, a value is the expected score still to come:
  * a max node takes the best of (points the move scores + the value of its
  * afterstate), a leaf is the network's value of the afterstate, floored at 0
  * (no position has negative points to come; a lost one has 0), and the root

@@ -30,9 +30,9 @@ import attrs
 import numpy as np
 from PIL import GifImagePlugin, Image, ImageChops, ImageDraw, ImageFont
 
-from twenty48_replay.board import DIRECTIONS, Direction
+from twenty48_replay.core.board import DIRECTIONS, Direction
+from twenty48_replay.core.replay import Step
 from twenty48_replay.pictures import style
-from twenty48_replay.replay import Step
 
 _SS = 4  # supersampling factor for shapes (Pillow draws them without antialiasing)
 _Font = ImageFont.FreeTypeFont | ImageFont.ImageFont | ImageFont.TransposedFont
@@ -407,7 +407,7 @@ def write_replay_gif(
         else:
             duration = first_ms if count == 0 else frame_ms
         # getheader/getdata are Pillow's documented frame-by-frame GIF writers
-        # (marked "legacy", kept since PIL); tests/test_pictures.py reads back
+        # (marked "legacy", kept since PIL); tests/pictures/test_pictures.py reads back
         # every GIF written here, so a change in them would fail the tests.
         if previous is None:
             header, _ = GifImagePlugin.getheader(frame, info={"loop": 0, "duration": duration})

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Final
 
-from twenty48_replay.board import Direction
+from twenty48_replay.core.board import Direction
 
 PAGE: Final = "#faf8ef"
 BOARD: Final = "#bbada0"

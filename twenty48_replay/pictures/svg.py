@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from xml.sax.saxutils import escape, quoteattr
 
-from twenty48_replay.board import Board, Direction
+from twenty48_replay.core.board import Board, Direction
+from twenty48_replay.core.replay import Step
 from twenty48_replay.pictures import style
-from twenty48_replay.replay import Step
 
 SVG_NS = "http://www.w3.org/2000/svg"
 #: Namespace of the ``t48:cell`` / ``t48:value`` attributes on tile groups.

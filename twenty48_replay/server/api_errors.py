@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from twenty48_replay.i18n import N_
+from twenty48_replay.core.i18n import N_
 
 
 class ApiError(Exception):

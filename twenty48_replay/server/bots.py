@@ -52,11 +52,11 @@ from typing import Any, Final
 
 import attrs
 
-from twenty48_replay.batch import quiet_worker
+from twenty48_replay.core.timestamps import now_ms
+from twenty48_replay.core.workers import quiet_worker
 from twenty48_replay.server.config import ServerConfig
 from twenty48_replay.store import Store
 from twenty48_replay.store import fair_games as fair_store
-from twenty48_replay.timestamps import now_ms
 
 log = logging.getLogger("twenty48.server")
 

@@ -58,7 +58,7 @@ class ServerConfig:
     metrics_allow: tuple[str, ...] = attrs.field(default=(), converter=_strings)
     #: Rank only games played under a registered name (``serve --registered-only``).
     registered_only: bool = False
-    # ---- bounds, quotas and expiry (issue 18, sections 1 and 2)
+    # ---- bounds, quotas and expiry
     #: ``POST /api/records``: the body, and the canonical JSON of the record's unknown keys.
     max_record_bytes: int = 1024 * 1024
     max_record_extra_bytes: int = 64 * 1024

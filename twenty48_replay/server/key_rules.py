@@ -1,4 +1,4 @@
-"""The server's key rules (issue 18, section 5): which key ``serve`` may sign with.
+"""The server's key rules: which key ``serve`` may sign with.
 
 The database remembers every key the server has signed with
 (:mod:`twenty48_replay.store.server_keys`, append-only).  At start,
@@ -35,13 +35,13 @@ from typing import Any, ClassVar, Final
 import attrs
 from sqlalchemy.engine import Connection
 
-from twenty48_replay.errors import EXIT_FAILED, EXIT_UNUSABLE, StoreError, Twenty48Error
-from twenty48_replay.i18n import N_, _
-from twenty48_replay.keyset import KeyPeriod, key_set_document
-from twenty48_replay.signing import ServerKey
+from twenty48_replay.core.errors import EXIT_FAILED, EXIT_UNUSABLE, StoreError, Twenty48Error
+from twenty48_replay.core.i18n import N_, _
+from twenty48_replay.core.timestamps import iso_ms, now_ms
+from twenty48_replay.fairplay.keyset import KeyPeriod, key_set_document
+from twenty48_replay.fairplay.signing import ServerKey
 from twenty48_replay.store import Store
 from twenty48_replay.store import fair_games as fair_store
-from twenty48_replay.timestamps import iso_ms, now_ms
 
 #: How many characters of the operating system user name a key event keeps.
 MAX_ACTOR: Final = 200

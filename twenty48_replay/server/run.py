@@ -12,20 +12,21 @@ import tempfile
 from pathlib import Path
 from typing import ClassVar, Final
 
-from twenty48_replay.errors import (
+from twenty48_replay.core.errors import (
     EXIT_UNUSABLE,
     KeyFileError,
     MessageError,
     os_problem,
 )
-from twenty48_replay.i18n import N_
-from twenty48_replay.server import key_rules, transport
+from twenty48_replay.core.i18n import N_
+from twenty48_replay.fairplay.signing import ServerKey
+from twenty48_replay.server import key_rules
 from twenty48_replay.server.config import ENV_VAR, ServerConfig, key_path
-from twenty48_replay.server.guarded_http import PROTOCOL
-from twenty48_replay.signing import ServerKey
+from twenty48_replay.server.guard import transport
+from twenty48_replay.server.guard.guarded_http import PROTOCOL
 from twenty48_replay.store import Store
 
-#: prometheus-client's multiprocess folder (twenty48_replay.server.metrics; not imported
+#: prometheus-client's multiprocess folder (twenty48_replay.server.http.metrics; not imported
 #: here: the variable must be set before prometheus-client is).
 METRICS_ENV_VAR: Final = "PROMETHEUS_MULTIPROC_DIR"
 
@@ -154,7 +155,7 @@ def serve(
     previous = signal.signal(signal.SIGTERM, terminated)
     try:
         uvicorn.run(
-            "twenty48_replay.server.app:create_app",
+            "twenty48_replay.server.http.app:create_app",
             factory=True,
             host=host,
             port=port,

@@ -29,8 +29,8 @@ from collections.abc import Sequence
 
 import attrs
 
-from twenty48_replay.board import Board, Direction
-from twenty48_replay.game import GameState
+from twenty48_replay.core.board import Board, Direction
+from twenty48_replay.core.game import GameState
 from twenty48_replay.solver.dispatch import default_settings
 from twenty48_replay.solver.play import best_move
 from twenty48_replay.solver.settings import SearchSettings

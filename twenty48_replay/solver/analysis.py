@@ -28,10 +28,10 @@ from typing import Any
 
 import attrs
 
-from twenty48_replay.batch import worker_pool
-from twenty48_replay.board import Board, Direction
-from twenty48_replay.record import Record
-from twenty48_replay.replay import replay
+from twenty48_replay.core.board import Board, Direction
+from twenty48_replay.core.record import Record
+from twenty48_replay.core.replay import replay
+from twenty48_replay.core.workers import worker_pool
 from twenty48_replay.solver.play import best_move
 from twenty48_replay.solver.settings import SearchSettings
 

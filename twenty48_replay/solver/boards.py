@@ -21,8 +21,8 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from twenty48_replay import rows
-from twenty48_replay.board import Board
+from twenty48_replay.core import rows
+from twenty48_replay.core.board import Board
 from twenty48_replay.solver.tables import tables
 
 U64: Final = np.dtype("<u8")
@@ -31,7 +31,7 @@ Lo = npt.NDArray[np.uint64]
 Hi = npt.NDArray[np.uint16]
 Batch = tuple[Lo, Hi | None]
 
-# Direction codes of twenty48_replay.rows: UP, DOWN, LEFT, RIGHT.
+# Direction codes of twenty48_replay.core.rows: UP, DOWN, LEFT, RIGHT.
 UP: Final = rows.UP
 DOWN: Final = rows.DOWN
 LEFT: Final = rows.LEFT
@@ -131,7 +131,7 @@ def slide_rows(lo: Lo, hi: Hi | None, toward_start: bool) -> Batch:
 
 
 def move(lo: Lo, hi: Hi | None, direction: int) -> Batch:
-    """Apply one direction (a code of :mod:`twenty48_replay.rows`) to every board."""
+    """Apply one direction (a code of :mod:`twenty48_replay.core.rows`) to every board."""
     if direction in (LEFT, RIGHT):
         return slide_rows(lo, hi, direction == LEFT)
     tlo, thi = transpose(lo, hi)

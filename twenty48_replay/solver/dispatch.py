@@ -1,11 +1,11 @@
 """Which search runs: the C expectimax when it is built, else the NumPy one.
 
-The choice follows the native core's (:mod:`twenty48_replay.native`):
+The choice follows the native core's (:mod:`twenty48_replay.core.native`):
 ``TWENTY48_ENGINE=python`` forces NumPy, ``TWENTY48_ENGINE=native`` insists
 on C.  Both take the same :class:`SearchSettings` and return the same
 :class:`SearchResult`; without settings each uses its own default strength.
 
-The evaluation (issue 34): the C search scores its leaves with the n-tuple
+The evaluation: the C search scores its leaves with the n-tuple
 network when one is there (:mod:`~twenty48_replay.solver.network`: the shipped
 weights, ``TWENTY48_WEIGHTS``), else with the hand-tuned heuristic, which is
 also what the NumPy search always uses.
@@ -13,7 +13,7 @@ also what the NumPy search always uses.
 
 from __future__ import annotations
 
-from twenty48_replay.board import Board
+from twenty48_replay.core.board import Board
 from twenty48_replay.solver import native_search, network
 from twenty48_replay.solver.settings import NETWORK, SearchResult, SearchSettings
 from twenty48_replay.solver.strength import Strength, heuristic_settings, settings_for

@@ -41,7 +41,7 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
-from twenty48_replay.board import Board
+from twenty48_replay.core.board import Board
 from twenty48_replay.solver import boards as bd
 from twenty48_replay.solver.boards import U16, U64, Batch, Hi, Lo
 from twenty48_replay.solver.settings import SearchResult, SearchSettings, plies_for

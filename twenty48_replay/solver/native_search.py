@@ -1,7 +1,7 @@
 """The C expectimax (``twenty48_replay._solver``) behind the NumPy solver's interface.
 
 The extension is optional and chosen with the rest of the native core
-(:mod:`twenty48_replay.native`: ``TWENTY48_ENGINE=python`` forces the NumPy
+(:mod:`twenty48_replay.core.native`: ``TWENTY48_ENGINE=python`` forces the NumPy
 search).  It searches the same tree as :mod:`~twenty48_replay.solver.expectimax`
 (same tables, spawns, probability cut and depth rule), depth first with a
 transposition table instead of breadth first with per-level merging:
@@ -33,8 +33,8 @@ from __future__ import annotations
 import functools
 from typing import Any, Final
 
-from twenty48_replay import native
-from twenty48_replay.board import Board
+from twenty48_replay.core import native
+from twenty48_replay.core.board import Board
 from twenty48_replay.solver.settings import SearchResult, SearchSettings, plies_for
 
 #: Transposition table sizes (entries, as powers of two; 16 bytes each): 2**20
@@ -49,7 +49,7 @@ UNBOUNDED_TABLE_BITS: Final = 21
 def solver_module() -> Any | None:
     """The extension, or None when the engine is pure Python or it is not built.
 
-    Raises :class:`twenty48_replay.native.EngineUnavailableError` when
+    Raises :class:`twenty48_replay.core.native.EngineUnavailableError` when
     ``TWENTY48_ENGINE=native`` and the solver was not built.
     """
     return native.module("_solver")

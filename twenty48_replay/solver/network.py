@@ -1,4 +1,4 @@
-"""Which n-tuple network the solver searches with (issue 34), loaded once per process.
+"""Which n-tuple network the solver searches with, loaded once per process.
 
 * ``TWENTY48_WEIGHTS=PATH`` (or a command's ``--weights PATH``) chooses a
   weights file; ``TWENTY48_WEIGHTS=none`` chooses the hand-tuned heuristic.

@@ -12,8 +12,8 @@ from collections.abc import Callable
 
 import attrs
 
-from twenty48_replay.board import Board, Direction
-from twenty48_replay.game import GameState
+from twenty48_replay.core.board import Board, Direction
+from twenty48_replay.core.game import GameState
 from twenty48_replay.solver.dispatch import search
 from twenty48_replay.solver.settings import SearchSettings
 

@@ -11,7 +11,7 @@ from typing import Final
 
 import attrs
 
-from twenty48_replay.board import Board
+from twenty48_replay.core.board import Board
 
 #: The deepest search either engine accepts (the C search's recursion bound).
 MAX_PLIES: Final = 25
@@ -20,7 +20,7 @@ MAX_CROWDED_EMPTY: Final = 15
 #: The most distinct tile values a board can hold (2 ... 131072).
 MAX_DISTINCT: Final = 17
 #: What scores the leaves: the hand-tuned heuristic (both engines) or the n-tuple
-#: network (issue 34; the C search only, see :mod:`~twenty48_replay.solver.network`).
+#: network (the C search only, see :mod:`~twenty48_replay.solver.network`).
 HEURISTIC: Final = "heuristic"
 NETWORK: Final = "network"
 EVALUATIONS: Final = (HEURISTIC, NETWORK)
@@ -48,7 +48,7 @@ class SearchSettings:
     depth there, and they are where late games are lost.  It depends on the
     board alone, so a search stays deterministic; :meth:`budget_for` is the
     one place both engines read it.  No default strength uses it: measured,
-    it survived no better for its cost (README "Solver in C (issue 21)").
+    it survived no better for its cost (docs/performance/solver.md).
 
     ``table_per_move`` (C search only): each of the root's moves is searched
     with a transposition table of its own, as nneonneo's search does.  With
@@ -59,7 +59,7 @@ class SearchSettings:
     levels, so it ignores this.
 
     ``evaluation``: ``"heuristic"`` (the hand-tuned one) or ``"network"``
-    (the n-tuple network, issue 34: C search only).  With the network, values
+    (the n-tuple network: C search only).  With the network, values
     are the expected points still to come, each move's points included.
     """
 

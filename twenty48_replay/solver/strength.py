@@ -13,7 +13,7 @@
   the depth rule asks for 10 to 12 plies, and a crowded board (one or two
   empty cells, few moves) reaches them within the budget; those are the
   positions where games were lost while building 16384 with the cap at 9
-  (README "Solver in C (issue 21)", "The default since t48-solver3").  The
+  (docs/performance/solver.md).  The
   cap costs nothing elsewhere: the budget, not the cap, stops the search
   on open boards.  The NumPy default
   keeps 1e-4 and 8 plies (its budget is spent differently and its speed was
@@ -21,11 +21,10 @@
 * ``deep``: nneonneo/2048-ai's search: its depth rule (``max(3, distinct
   tiles - 2)`` plies after the move, with no cap: 10 to 13 plies once
   16384 is on the board), its probability cut-off (1e-4) and no node
-  budget.  Until issue 21's last measurements it kept the "max search depth
-  of 8" of nneonneo's early description; so capped, it reached 32768 in 0
-  of 8 bench seeds (nneonneo publishes 36%), seven of them lost while
-  building 32768, where the rule asks for more than 8 plies (README "Deep
-  strength").
+  budget.  Capped at 8 plies (the "max search depth of 8" of nneonneo's
+  early description) it reached 32768 in 0 of 8 bench seeds, seven of them
+  lost while building 32768, where the rule asks for more than 8 plies
+  (docs/performance/solver.md).
   ``max_plies=16`` is the rule's largest answer (17 distinct tiles up to
   131072).  Each root move is searched with a transposition table of its
   own (``table_per_move``), as nneonneo's search does: with one table for
@@ -52,21 +51,19 @@ class Strength(enum.Enum):
     DEEP = "deep"
 
 
-#: The NumPy search's default (unchanged since issue 5).
+#: The NumPy search's default.
 NUMPY_DEFAULT: Final = SearchSettings()
-#: The C search's default: see the module docstring and README "Solver in C (issue 21)"
-#: (was 2,000,000 nodes, cut-off 1e-4, 8 plies: 16384 in 15 of 20 bench seeds; then
-#: 2,500,000 nodes, 5e-4, 9 plies: 16 of 20).  No crowded-board rule: measured, twice the
-#: budget at <= 1 empty cell survived no better and cost 28% more nodes a move (README).
-#: No late-game rule either: 8,000,000 nodes at >= 12 distinct tiles lost 3 of 30 drills
-#: where this default lost 1 (README "A late-game rule").
+#: The C search's default: see the module docstring and docs/performance/solver.md.  No
+#: crowded-board rule: measured, twice the budget at <= 1 empty cell survived no better and
+#: cost 28% more nodes a move.  No late-game rule either: 8,000,000 nodes at >= 12 distinct
+#: tiles lost 3 of 30 drills where this default lost 1.
 NATIVE_DEFAULT: Final = SearchSettings(max_nodes=2_500_000, cutoff=5e-4, max_plies=11)
 #: nneonneo's depth rule (uncapped: 16 plies is its largest answer) and cut-off, no budget,
-#: a transposition table for each root move (was one for the four until issue 21's last games).
+#: a transposition table for each root move.
 DEEP: Final = SearchSettings(max_nodes=None, min_plies=2, max_plies=16, table_per_move=True)
 
 
-#: With the n-tuple network (issue 34; C search only): a node costs about 20 times a
+#: With the n-tuple network (C search only): a node costs about 20 times a
 #: heuristic's (32 table lookups a leaf), and the network's values need less depth.
 #: Provisional (measured on an early network; to be tuned on the shipped one).
 NETWORK_DEFAULT: Final = SearchSettings(

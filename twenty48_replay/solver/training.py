@@ -1,4 +1,4 @@
-"""Training the solver's n-tuple network by TD learning (issue 34).
+"""Training the solver's n-tuple network by TD learning.
 
 The games and the learning run in C (``twenty48_replay._solver.ntuple_train``,
 _native/t48_ntuple.c); this module owns the arrays, the threads, the
@@ -41,8 +41,8 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
-from twenty48_replay import native
-from twenty48_replay.errors import EXIT_UNUSABLE, Twenty48Error
+from twenty48_replay.core import native
+from twenty48_replay.core.errors import EXIT_UNUSABLE, Twenty48Error
 from twenty48_replay.solver import weights as wf
 from twenty48_replay.solver.weights import DEFAULT_SHAPE, NetworkShape, WeightsError
 
@@ -362,7 +362,7 @@ def _round_up(n: int, k: int) -> int:
     return max(k, math.ceil(n / k) * k)
 
 
-#: The largest shipped weights file (the wheel's budget, issue 34).
+#: The largest shipped weights file (the wheel's budget).
 SHIPPED_MAX_BYTES: Final = 50_000_000
 INT16_MAX: Final = 32767
 

@@ -1,4 +1,4 @@
-"""The n-tuple network's weights file (issue 34): shape, header, checks, memory map.
+"""The n-tuple network's weights file: shape, header, checks, memory map.
 
 The format is documented in docs/solver-weights.md.  In short: a header
 (magic ``T48NTUPL``, version, the SHA-256 of everything after the digest,
@@ -34,8 +34,8 @@ from typing import Any, ClassVar, Final
 
 import attrs
 
-from twenty48_replay.errors import EXIT_UNUSABLE, Twenty48Error
-from twenty48_replay.i18n import N_, _
+from twenty48_replay.core.errors import EXIT_UNUSABLE, Twenty48Error
+from twenty48_replay.core.i18n import N_, _
 
 MAGIC: Final = b"T48NTUPL"
 VERSION: Final = 1

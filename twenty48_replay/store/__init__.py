@@ -8,7 +8,7 @@ schema, ``reads`` and ``writes`` are the SQL of local games, and
 server breaks a rule, ``backup`` copies a live SQLite database.
 """
 
-from twenty48_replay.errors import DamagedGameError
+from twenty48_replay.core.errors import DamagedGameError
 from twenty48_replay.store.backup import BackupReport
 from twenty48_replay.store.evidence import (
     EvidenceInfo,

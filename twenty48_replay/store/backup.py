@@ -25,8 +25,8 @@ from typing import Final
 import attrs
 from sqlalchemy import Engine
 
-from twenty48_replay.errors import StoreError, os_problem
-from twenty48_replay.i18n import N_
+from twenty48_replay.core.errors import StoreError, os_problem
+from twenty48_replay.core.i18n import N_
 from twenty48_replay.store import dialects
 
 

@@ -35,8 +35,8 @@ from sqlalchemy import Engine, case, create_engine, func, select
 from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
 
-from twenty48_replay.errors import StoreError, Twenty48Error, os_problem
-from twenty48_replay.i18n import N_
+from twenty48_replay.core.errors import StoreError, Twenty48Error, os_problem
+from twenty48_replay.core.i18n import N_
 from twenty48_replay.store import dialects, schema, upgrade
 from twenty48_replay.store.legacy import OLDER
 from twenty48_replay.store.tables import APPLICATION, SCHEMA_VERSION, meta, metadata

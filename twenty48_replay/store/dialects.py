@@ -71,7 +71,7 @@ POSTGRESQL_TRIGGERS: Final = (
 )
 
 # ------------------------------------------------------------ the key history
-# (issue 18, section 5: store.server_keys) Which keys the server signed with and
+# (store.server_keys) Which keys the server signed with and
 # which were revoked is evidence, like the move log: rows are only ever added.
 _SQLITE_KEY_TRIGGERS: Final = (
     f"""CREATE TRIGGER IF NOT EXISTS key_events_no_update BEFORE UPDATE ON key_events
@@ -90,7 +90,7 @@ POSTGRESQL_KEY_TRIGGERS: Final = (
 
 
 # ------------------------------------------------------------ the moderation log
-# (issue 18, section 4: store.players) Append-only in the same way.
+# (store.players) Append-only in the same way.
 MODERATION_TABLE: Final = "moderation_log"
 SQLITE_MODERATION_TRIGGERS: Final = (
     f"""CREATE TRIGGER IF NOT EXISTS moderation_no_update BEFORE UPDATE ON moderation_log

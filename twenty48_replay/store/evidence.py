@@ -2,7 +2,7 @@
 
 One row per broken game (table ``fair_evidence``): when, which server and
 game, the one-line verdict, and the evidence document built by
-:class:`twenty48_replay.witness.Witness` (every answer received, in order;
+:class:`twenty48_replay.fairplay.witness.Witness` (every answer received, in order;
 the bearer token only as its SHA-256), stored as JSON text with every
 non-ASCII character escaped, so any backend holds it exactly.  Nothing
 here judges anything: the witness did that before the row was written.
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 from sqlalchemy import select
 
-from twenty48_replay.record import dumps_value
+from twenty48_replay.core.record import dumps_value
 from twenty48_replay.store.tables import fair_evidence
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
-"""Registered player names and the moderation log: their SQL (issue 18, sections 3-4).
+"""Registered player names and the moderation log: their SQL.
 
 A registered name claims several keys
-(:func:`twenty48_replay.names.claim_keys`: its folded, written and glyph
+(:func:`twenty48_replay.fairplay.names.claim_keys`: its folded, written and glyph
 skeletons); two names collide when they share one.  The claims are kept
 hashed in ``player_keys``, whose primary key is the final word when two
 registrations race: of two look-alikes registered at once by two
@@ -28,7 +28,7 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
-from twenty48_replay.names import claim_keys, name_key
+from twenty48_replay.fairplay.names import claim_keys, name_key
 from twenty48_replay.store.tables import (
     fair_games,
     game_players,

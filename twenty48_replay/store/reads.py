@@ -13,12 +13,12 @@ from sqlalchemy import Integer, Row, func, select, type_coerce
 from sqlalchemy.engine import Connection
 from sqlalchemy.types import TypeDecorator
 
-from twenty48_replay.board import Board
-from twenty48_replay.errors import GameNotFoundError, RecordError
-from twenty48_replay.game import GameState
-from twenty48_replay.record import Record, loads_value, only_move_letters
-from twenty48_replay.replay import final_state
-from twenty48_replay.rng import seed_key
+from twenty48_replay.core.board import Board
+from twenty48_replay.core.errors import GameNotFoundError, RecordError
+from twenty48_replay.core.game import GameState
+from twenty48_replay.core.record import Record, loads_value, only_move_letters
+from twenty48_replay.core.replay import final_state
+from twenty48_replay.core.rng import seed_key
 from twenty48_replay.store.tables import games, log_digests, moves
 
 GameFilter = Literal["all", "unfinished", "over", "won"]
@@ -55,7 +55,7 @@ class GameInfo:
         """A signed record (its metadata has a ``signature``): it takes no more moves.
 
         The signature covers the move string, so one more local move would
-        make the record invalid; see :class:`~twenty48_replay.errors.SealedGameError`.
+        make the record invalid; see :class:`~twenty48_replay.core.errors.SealedGameError`.
         """
         return is_sealed(self.extra)
 

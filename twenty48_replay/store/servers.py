@@ -23,7 +23,7 @@ from typing import Any, Final
 import attrs
 from sqlalchemy import Connection, delete, func, insert, select
 
-from twenty48_replay.record import loads_value
+from twenty48_replay.core.record import loads_value
 from twenty48_replay.store.reads import is_sealed
 from twenty48_replay.store.tables import games, meta
 

@@ -25,11 +25,12 @@ import attrs
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import SQLAlchemyError
 
-from twenty48_replay.board import Direction
-from twenty48_replay.errors import DamagedGameError, ImportRejectedError, SealedGameError
-from twenty48_replay.game import GameState, MoveOutcome
-from twenty48_replay.record import Record
-from twenty48_replay.replay import VerifyResult, verify
+from twenty48_replay.core.board import Direction
+from twenty48_replay.core.errors import DamagedGameError, ImportRejectedError, SealedGameError
+from twenty48_replay.core.game import GameState, MoveOutcome
+from twenty48_replay.core.record import Record
+from twenty48_replay.core.replay import VerifyResult, verify
+from twenty48_replay.core.timestamps import iso_ms, now_ms
 from twenty48_replay.store import connection as conn
 from twenty48_replay.store import dialects, reads, schema, servers, writes
 from twenty48_replay.store.backup import BackupReport, sqlite_backup
@@ -37,7 +38,6 @@ from twenty48_replay.store.legacy import OLDER
 from twenty48_replay.store.reads import ANY_PLAYER, GameFilter, GameInfo, PlayerFilter, Stats
 from twenty48_replay.store.tables import CLIENT, SCHEMA_VERSION, log_digests, metadata, moves
 from twenty48_replay.store.tables import games as games_table
-from twenty48_replay.timestamps import iso_ms, now_ms
 
 
 @attrs.frozen(slots=True)

@@ -44,7 +44,7 @@ from sqlalchemy import (
 from sqlalchemy.types import TypeDecorator, TypeEngine
 
 from twenty48_replay import __version__
-from twenty48_replay.board import Board
+from twenty48_replay.core.board import Board
 
 #: Bumped whenever the schema changes; a newer database is refused.
 SCHEMA_VERSION: Final = 3
@@ -230,7 +230,7 @@ submitted_records = Table(
 )
 
 # What ``play --server`` keeps when a score server breaks a rule of the game or of
-# fair play (twenty48_replay.witness): one row per broken game, holding the one-line
+# fair play (twenty48_replay.fairplay.witness): one row per broken game, holding the one-line
 # verdict and the evidence document (every answer received, in order, as JSON; the
 # bearer token only as its SHA-256).  ``twenty48 evidence`` lists and prints them.
 fair_evidence = Table(
@@ -245,7 +245,7 @@ fair_evidence = Table(
 )
 
 # ---------------------------------------------------------------- bot signals
-# (issue 18, section 8; read and written by store.fair_games' bot-signal section)
+# (read and written by store.fair_games.bot_signals)
 #
 # The detail of a finished fair game's bot signals, one row per analysed
 # game, beside the summary in ``fair_games`` (``engine_matches`` /
@@ -271,7 +271,7 @@ bot_signals = Table(
 )
 
 # ---------------------------------------------------------------- server keys
-# (issue 18, section 5; read and written by store.server_keys only)
+# (read and written by store.server_keys only)
 #
 # The history of the keys the score server signs with, append-only (triggers in
 # store.dialects refuse UPDATE and DELETE): a "current" row when a key becomes
@@ -296,10 +296,10 @@ key_events = Table(
 )
 
 # ------------------------------------------------------------- player names
-# (issue 18, sections 3 and 4; read and written by store.players)
+# (read and written by store.players)
 #
 # A registered name belongs to whoever holds its secret.  ``name_key`` is
-# the name's confusable skeleton (twenty48_replay.names.name_key): two names
+# the name's confusable skeleton (twenty48_replay.fairplay.names.name_key): two names
 # that look alike have the same key, so the unique index refuses the second.
 # The secret is kept only as its SHA-256 (it is 256 random bits: a slow hash
 # would add nothing).
@@ -313,7 +313,7 @@ players = Table(
     Column("registered_ms", BigInteger, nullable=False),
 )
 
-# Every key a registered name claims (twenty48_replay.names.claim_keys: its
+# Every key a registered name claims (twenty48_replay.fairplay.names.claim_keys: its
 # folded skeleton, its written skeleton, its glyph skeletons), as the SHA-256
 # of the key: fixed-size, so the primary key's index takes any name on every
 # backend.  Two names that share a key collide; the primary key refuses the
@@ -360,7 +360,7 @@ moderation_log = Table(
 # --------------------------------------------------------- end player names
 
 # ---------------------------------------------------------- quotas and expiry
-# (issue 18, section 2; read and written by store.quotas and store.expiry,
+# (read and written by store.quotas and store.expiry,
 # which the server reaches through store.fair_games)
 #
 # One rate limit's state per key ("<limit>:<subject>": an address, a game):

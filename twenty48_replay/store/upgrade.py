@@ -31,7 +31,7 @@ from itertools import groupby
 from sqlalchemy import select, text, update
 from sqlalchemy.engine import Connection
 
-from twenty48_replay.names import name_key
+from twenty48_replay.fairplay.names import name_key
 from twenty48_replay.store import dialects
 from twenty48_replay.store.tables import (
     SCHEMA_VERSION,
@@ -80,7 +80,7 @@ def to_v3(connection: Connection) -> None:
         .where(fair_games.c.analysis.in_(("done", "failed", "running")))
         .values(analysis="pending", analysis_ms=None)
     )
-    # ---- quotas and expiry (issue 18, section 2)
+    # ---- quotas and expiry
     rate_limits.create(connection)
     abandoned_games.create(connection)
     server_leases.create(connection)
@@ -90,7 +90,7 @@ def to_v3(connection: Connection) -> None:
 
 
 def _names_to_v3(connection: Connection) -> None:
-    """Player names and moderation (issue 18, sections 3-4): four tables, the log's triggers.
+    """Player names and moderation: four tables, the log's triggers.
 
     Every existing fair game gets its name's key; none was played with a
     registered name (there were none).

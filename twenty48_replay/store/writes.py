@@ -24,13 +24,13 @@ from sqlalchemy import select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 
-from twenty48_replay.errors import ConflictError, DamagedGameError, GameNotFoundError
-from twenty48_replay.game import GameState
-from twenty48_replay.record import VERSION, Record, dumps_value
-from twenty48_replay.replay import VerifyResult
+from twenty48_replay.core.errors import ConflictError, DamagedGameError, GameNotFoundError
+from twenty48_replay.core.game import GameState
+from twenty48_replay.core.record import VERSION, Record, dumps_value
+from twenty48_replay.core.replay import VerifyResult
+from twenty48_replay.core.timestamps import record_times
 from twenty48_replay.store import dialects, reads
 from twenty48_replay.store.tables import board_text, games, log_digests
-from twenty48_replay.timestamps import record_times
 
 
 def projection(state: GameState) -> dict[str, Any]:

@@ -100,7 +100,7 @@ class _Module:
             if not in_template:
                 # Outside a multi-line template literal, indentation, blank lines and
                 # whole-line comments are only for readers: dropping them keeps the
-                # page's code well under its 100 kB budget (issue 11).
+                # page's code well under its 100 kB budget.
                 line = line.strip()
                 if not line or line.startswith("//"):
                     continue

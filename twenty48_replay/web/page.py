@@ -31,8 +31,8 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
-from twenty48_replay.i18n import LANGUAGES, N_, current_language, translations
-from twenty48_replay.record import Record
+from twenty48_replay.core.i18n import LANGUAGES, N_, current_language, translations
+from twenty48_replay.core.record import Record
 from twenty48_replay.web.bundle import bundle
 from twenty48_replay.web.messages import page_catalog
 from twenty48_replay.web.theme import stylesheet
@@ -228,7 +228,7 @@ def replay_page(
     listing keys (``KeySet.to_json()``, SPEC 11.6): with it the page also
     checks a fair record's signature, as ``verify --trust`` does.  The page
     reads the key exactly as a key file (the JavaScript refuses a bad one).
-    ``language`` (one of :data:`twenty48_replay.i18n.LANGUAGES`; default: the
+    ``language`` (one of :data:`twenty48_replay.core.i18n.LANGUAGES`; default: the
     current one) is the page's language: its words and the verifier's
     reasons, translated from their codes with the embedded catalog.
     """

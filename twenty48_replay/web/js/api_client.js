@@ -1,6 +1,6 @@
 // api_client.js: the fair-play JSON API of `twenty48 serve` (README "Fair play",
 // schema/SPEC.md section 11), for the server's own pages.  Same protocol as
-// twenty48_replay/client.py:
+// twenty48_replay/fairplay/client.py:
 //
 //   apiNewGame(player)               POST /api/games            -> {id, token, commitment}
 //   apiStart(id, token, clientSeed)  POST /api/games/{id}/start -> {board, score, moves, ...}

@@ -4,7 +4,7 @@
 // Keys are sorted by UTF-16 code units, which is exactly how JavaScript's default sort
 // compares strings.  Input is the record as readJson returns it (objects as Map); a value
 // with no canonical form (a JsonFloat, an integer beyond +-2^53, a lone surrogate) throws
-// CanonicalError naming the field, worded as the reference (twenty48_replay/fair.py).
+// CanonicalError naming the field, worded as the reference (twenty48_replay/core/fair.py).
 //
 // API:
 //   class CanonicalError {field, reason, problem, message}: reason as a code with parameters

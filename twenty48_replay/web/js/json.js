@@ -3,7 +3,7 @@
 // JSON.parse cannot be used: it keeps the last of two duplicate keys, rounds
 // 9007199254740993 to 2^53, cannot tell 12.0 from 12, and puts keys that look like
 // integers first.  This reader follows RFC 8259 and the reference (Python's json module
-// with the hooks of twenty48_replay/record.py) step for step, so it accepts and refuses
+// with the hooks of twenty48_replay/core/record.py) step for step, so it accepts and refuses
 // the same texts, and its messages name the same problem at the same line and column.
 //
 // Values it returns:
@@ -16,7 +16,7 @@
 //   MAX_INPUT_BYTES = 16 MiB, MAX_VALUES = 1,000,000
 //   class JsonError(problem)         one reason, worded as the reference words it: .problem is
 //                                    the reason as a code with parameters (reasons.js, SPEC
-//                                    8.8; the codes of twenty48_replay/record.py), .message
+//                                    8.8; the codes of twenty48_replay/core/record.py), .message
 //                                    its English text
 //   class JsonFloat {value, text}    class JsonBigInt {text, long}
 //   readJson(input)                  input: a string, or a Uint8Array / ArrayBuffer of UTF-8;

@@ -4,7 +4,7 @@
 // time it was in use (from .. until, until null for the current key) and a revoked flag with a
 // reason.  A record is judged by the key its fair.key_id names: listed, not revoked, and in use
 // at fair.ended (compared as instants, offsets applied); then its signature is checked with that
-// key (fair.js).  The reference is twenty48_replay/keyset.py; messages are its words.
+// key (fair.js).  The reference is twenty48_replay/fairplay/keyset.py; messages are its words.
 //
 // API:
 //   readKeySetFile(input) -> trusted key   a key file (bytes or text) by the one rule of

@@ -1,6 +1,6 @@
 // page_words.js: a served page's words in the page's language (the play and leaderboard pages).
 //
-// The server builds each page in the reader's language (twenty48_replay/server/shells.py); a
+// The server builds each page in the reader's language (twenty48_replay/server/http/shells.py); a
 // page in another language than English carries {english: translation} for the words its
 // module says, and for every reason it may show, in a data block
 // <script type="application/json" id="t48-messages"> (read from the same .po as the command

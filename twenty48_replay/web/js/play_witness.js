@@ -1,5 +1,5 @@
 // play_witness.js: what the play page was shown, checked against the rules as each answer arrives
-// (the browser's twenty48_replay/witness.py: the same checks, in the same order, in the
+// (the browser's twenty48_replay/fairplay/witness.py: the same checks, in the same order, in the
 // same English words, so a lying server gets the same verdict from `play --server`).
 //
 // Shapes (an answer that is not an object, a missing field, a board that is not 4x4 tiles,

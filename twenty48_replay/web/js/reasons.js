@@ -1,7 +1,7 @@
 // reasons.js: reasons as codes with parameters (schema/SPEC.md 8.8), rendered from one table.
 //
 // A reason is {code, params}; its English text is the code's template (reason_templates.js,
-// generated from twenty48_replay/reasons.py) filled in, exactly the words `twenty48 verify`
+// generated from twenty48_replay/core/reasons.py) filled in, exactly the words `twenty48 verify`
 // prints.  A person reads it through a translation table: the page's catalog, built from the
 // same .po file as the command line's (twenty48_replay/web/messages.py), keyed by the English
 // template.  A parameter may itself be a reason (rendered, and translated, first).

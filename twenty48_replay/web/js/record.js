@@ -13,7 +13,7 @@
 //       errors: [] when readable, else [one message] such as "field 'score': 12.0 (a number
 //       with a fraction or exponent) is not an integer"; record is then null.
 //       problems: the same as reasons with codes and parameters (reasons.js; the codes
-//       twenty48_replay/record.py gives, `verify --json`'s "error_code"), for a page to say
+//       twenty48_replay/core/record.py gives, `verify --json`'s "error_code"), for a page to say
 //       them in its language.
 //   record: {
 //       seed, moves, score,                     string, string of U/D/L/R, integer

@@ -6,7 +6,7 @@
 // verify.js (the spec in JavaScript), shows the verdict and the fair-play checks, fills in the
 // record's details and hands the timeline to the viewer.  Record text is untrusted: it reaches
 // the page only through textContent, with control, line-separator and bidi characters made
-// visible the way the CLI shows them (twenty48_replay/text.py, printable).
+// visible the way the CLI shows them (twenty48_replay/core/text.py, printable).
 //
 // When verification has finished, #verdict gets data-score, data-max-tile, data-moves,
 // data-fair, data-signature and, last, data-valid ("true"/"false"), and the performance mark

@@ -5,7 +5,7 @@
 // is not whitespace is "{", the text is the well-known document, read as strictly as a record
 // (json.js: no duplicate keys, no NaN); otherwise the text must hold exactly one PEM PUBLIC KEY
 // block (text before and after it is ignored, any other boundary line is refused).  Messages
-// are the reference's (twenty48_replay/signing.py and keyset.py).
+// are the reference's (twenty48_replay/fairplay/signing.py and keyset.py).
 //
 // A document that lists keys (a key set, for rotation) is read by key_sets.js, which passes
 // its reader in as readSet: this module stays small, because verify.js (whose bundle has a

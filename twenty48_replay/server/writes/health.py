@@ -1,0 +1,65 @@
+"""``GET /healthz`` and ``GET /readyz``: is the process answering, can it take games.
+
+``/healthz`` is answered by the event loop alone (a process that answers
+is alive: restart it when it does not).  ``/readyz`` sends a
+:class:`~twenty48_replay.server.writes.write_jobs.Ping` through the writer's
+queue: it is answered only if the writer thread takes jobs, the database
+opens a write transaction and answers a query, and this process's key is
+still the key in use.  Otherwise it is 503 with the reason (send no players
+here).
+
+A check costs a transaction, and a load balancer may ask often: one check
+runs at a time, every caller meanwhile shares its outcome, and an outcome
+is reused for :data:`REUSE_SECONDS`.  A check that takes longer than
+:data:`TIMEOUT_SECONDS` is "not ready" (the writer or the database is stuck).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Final
+
+from twenty48_replay.server.api_errors import ApiError
+from twenty48_replay.server.writes import write_jobs
+from twenty48_replay.server.writes.writer import GroupWriter, UnavailableError
+
+REUSE_SECONDS: Final = 1.0
+TIMEOUT_SECONDS: Final = 5.0
+
+
+class Readiness:
+    """The outcome of the latest readiness check: None when ready, else why not."""
+
+    def __init__(self, writer: GroupWriter) -> None:
+        self.writer = writer
+        self._checked_at = -REUSE_SECONDS
+        self._outcome: str | None = None
+        self._running: asyncio.Task[str | None] | None = None
+
+    async def reason(self) -> str | None:
+        """Why the server is not ready (None: ready); at most one check at a time."""
+        if time.monotonic() - self._checked_at < REUSE_SECONDS:
+            return self._outcome
+        if self._running is None or self._running.done():
+            self._running = asyncio.ensure_future(self._check())
+        return await asyncio.shield(self._running)
+
+    async def _check(self) -> str | None:
+        outcome = await self._probe()
+        self._outcome = outcome
+        self._checked_at = time.monotonic()
+        return outcome
+
+    async def _probe(self) -> str | None:
+        if not self.writer.alive:
+            return "the writer thread is not running"
+        try:
+            await asyncio.wait_for(self.writer.run(write_jobs.Ping()), TIMEOUT_SECONDS)
+        except TimeoutError:
+            return f"the writer did not answer within {TIMEOUT_SECONDS:g} s"
+        except UnavailableError:
+            return "the database does not answer (unavailable, or busy for too long)"
+        except ApiError as refusal:  # 503: this process's key is no longer the key in use
+            return refusal.reason
+        return None
