@@ -52,7 +52,8 @@ def native_extension(name: str, sources: list[str]) -> Extension:
 EXTENSIONS = [
     native_extension("twenty48_replay._core", [f"{NATIVE}/t48_core.c"]),
     native_extension(
-        "twenty48_replay._solver", [f"{NATIVE}/t48_solver.c", f"{NATIVE}/t48_solver_core.c"]
+        "twenty48_replay._solver",
+        [f"{NATIVE}/t48_solver.c", f"{NATIVE}/t48_solver_core.c", f"{NATIVE}/t48_ntuple.c"],
     ),
 ]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Annotated, Final
+from typing import Annotated, Any, Final
 
 import typer
 
@@ -37,6 +37,10 @@ from .records_cmd import export_command, import_command
 from .replay_cmd import replay_command
 from .serve_cmd import serve_command
 from .solver_cmd import analyze_command, autoplay_command, hint_command
+from .solver_train_cmd import export_command as solver_export_command
+from .solver_train_cmd import solver_app
+from .solver_train_cmd import train_command as solver_train_command
+from .solver_train_cmd import weights_command as solver_weights_command
 from .typer_help import Group, register
 from .usage import usage_message
 from .verify_cmd import verify_command
@@ -133,6 +137,14 @@ for _name, _function in (
 ):
     register(admin_app, _name, _function, group="admin")
 app.add_typer(admin_app, name="admin")
+_SOLVER_COMMANDS: tuple[tuple[str, Any], ...] = (
+    ("train", solver_train_command),
+    ("export", solver_export_command),
+    ("weights", solver_weights_command),
+)
+for _solver_name, _solver_function in _SOLVER_COMMANDS:
+    register(solver_app, _solver_name, _solver_function, group="solver")
+app.add_typer(solver_app, name="solver")
 
 
 # Typer re-exports only BadParameter from the click it uses (vendored in newer

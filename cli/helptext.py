@@ -137,6 +137,31 @@ HELP: Final = {
     "admin keys": N_(
         "Every key the server has signed with: its period of use, and whether it is revoked."
     ),
+    "solver": N_(
+        "Train the solver's n-tuple network, export its weights, check a weights file.\n"
+        "\n"
+        "The solver scores positions with a network learned by playing (TD learning),\n"
+        "when its weights are there (shipped with the package, or TWENTY48_WEIGHTS=FILE);\n"
+        "TWENTY48_WEIGHTS=none chooses the hand-tuned evaluation (docs/solver-weights.md)."
+    ),
+    "solver train": N_(
+        "Train the solver's n-tuple network by TD learning, in C, with checkpoints.\n"
+        "\n"
+        "Prints a line every --window games: the games so far, their average score,\n"
+        "how often they reached 2048, 8192, 16384 and 32768, and the speed. The same\n"
+        "seed and number of threads give the same network. Ctrl-C stops it: the last\n"
+        "checkpoint stays, and --resume goes on from it to the network an\n"
+        "uninterrupted run would have made."
+    ),
+    "solver export": N_(
+        "Write a checkpoint's weights as the solver reads them: int16, sparse, fitted to --max-mb."
+    ),
+    "solver weights": N_(
+        "Check a weights file and describe it (default: the one the solver uses).\n"
+        "\n"
+        "A file that is truncated, changed, of another version or not weights at all\n"
+        "is one line on stderr and exit 2."
+    ),
     "admin revoke-key": N_(
         "Mark a retired key revoked: every record it signed is refused by verify --trust URL.\n"
         "\n"
@@ -304,6 +329,32 @@ EXAMPLES: Final = {
             N_("Replace last night's copy"),
             "twenty48 backup --db games.sqlite3 -o nightly.sqlite3 --force",
         ),
+    ),
+    "solver": (
+        (N_("Train a network on two threads"), "twenty48 solver train net.t48w --threads 2"),
+        (N_("The weights the solver uses"), "twenty48 solver weights"),
+    ),
+    "solver train": (
+        (
+            N_("A million games on two threads"),
+            "twenty48 solver train net.t48w --games 1000000 --threads 2",
+        ),
+        (N_("Go on after Ctrl-C"), "twenty48 solver train net.t48w --games 1000000 --resume"),
+        (
+            N_("Another network: three 4-tuples"),
+            "twenty48 solver train small.t48w --tuples '0-1-2-3 4-5-6-7 0-1-4-5'",
+        ),
+    ),
+    "solver export": (
+        (N_("The weights to ship"), "twenty48 solver export net.t48w weights.t48w"),
+        (
+            N_("Play with them"),
+            "TWENTY48_WEIGHTS=weights.t48w twenty48 autoplay",
+        ),
+    ),
+    "solver weights": (
+        (N_("The weights the solver uses"), "twenty48 solver weights"),
+        (N_("Another file, as JSON"), "twenty48 solver weights net.t48w --json"),
     ),
     "admin keys": (
         (N_("The server's keys"), "twenty48 admin keys --db games.sqlite3"),

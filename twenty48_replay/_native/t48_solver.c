@@ -7,6 +7,7 @@
  * from a small pool (the pool itself is only touched with the GIL held).
  */
 #include "t48_py.h"
+#include "t48_ntuple_py.h"
 #include "t48_solver_core.h"
 
 /* Table sizes a caller may ask for: 2**18 (4 MB) to 2**24 (256 MB). */
@@ -83,18 +84,27 @@ static int read_share(PyObject *obj, const char *name, double *out)
 
 PyDoc_STRVAR(search_doc,
              "search(packed, depth, min_depth, cutoff, max_nodes, reuse_deeper, tt_bits,\n"
-             "       table_per_move)\n"
+             "       table_per_move, network=None)\n"
              "--\n\n"
              "Expectimax from the board whose packed integer (Board.packed) is given.\n"
+             "With a network (from ntuple_load), leaves are scored by it and values are\n"
+             "expected points to come, the moves' points included; else by the heuristic.\n"
              "Returns (values, depth, nodes, moves, tt_hits, wide): values is a 4-tuple in\n"
              "direction-code order (U, D, L, R) with None where the move is not valid.");
 
 static PyObject *py_search(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
-    if (nargs != 8) {
-        PyErr_SetString(PyExc_TypeError, "search() takes 8 arguments");
+    if (nargs != 8 && nargs != 9) {
+        PyErr_SetString(PyExc_TypeError, "search() takes 8 or 9 arguments");
         return NULL;
+    }
+    const ntuple_loaded *network = NULL;
+    if (nargs == 9 && args[8] != Py_None) {
+        network = ntuple_of(args[8]);
+        if (network == NULL) {
+            return NULL;
+        }
     }
     t48_board board;
     uint64_t max_nodes;
@@ -122,7 +132,7 @@ static PyObject *py_search(PyObject *module, PyObject *const *args, Py_ssize_t n
         return PyErr_NoMemory();
     }
     x48_settings settings = {(int)depth, (int)min_depth, cutoff, max_nodes, (int)reuse,
-                             (int)per_move};
+                             (int)per_move, network != NULL ? &network->weights : NULL};
     x48_result result;
     int status;
     Py_BEGIN_ALLOW_THREADS
@@ -176,6 +186,7 @@ static PyObject *py_tables(PyObject *module, PyObject *unused)
 static PyMethodDef methods[] = {
     {"search", (PyCFunction)(void (*)(void))py_search, METH_FASTCALL, search_doc},
     {"tables", py_tables, METH_NOARGS, tables_doc},
+    T48_NTUPLE_METHODS,
     {NULL, NULL, 0, NULL},
 };
 

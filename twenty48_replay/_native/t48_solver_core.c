@@ -7,6 +7,8 @@
  */
 #include "t48_solver_core.h"
 
+#include "t48_ntuple.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +60,13 @@ static uint32_t *wide_left;
 static uint32_t *wide_right;
 static double *wide_heur;
 
+/* Points a slide scores, per row key and side (the network's search adds
+ * them; the heuristic's does not): X48_GAIN_LEFT toward column 0. */
+#define X48_GAIN_LEFT 0
+#define X48_GAIN_RIGHT 1
+static uint32_t narrow_gain[2][X48_NARROW_KEYS];
+static uint64_t *wide_gain[2];
+
 static double power_mono[32];
 static double power_sum[32];
 
@@ -79,9 +88,11 @@ static uint32_t key_of_line(const int cells[4])
 }
 
 /* Slide toward index 0: pack, then merge each slot with the next equal tile
- * once (tables.py slide_left); 31 + 31 wraps to 0 as there (never in a game). */
-static void slide_line(int a[4])
+ * once (tables.py slide_left); 31 + 31 wraps to 0 as there (never in a game).
+ * Returns the points the merges score (2**(e+1) for two tiles 2**e). */
+static uint64_t slide_line(int a[4])
 {
+    uint64_t gained = 0;
     for (int pass = 0; pass < 3; pass++) {
         for (int j = 0; j < 3; j++) {
             if (a[j] == 0) {
@@ -92,6 +103,7 @@ static void slide_line(int a[4])
     }
     for (int j = 0; j < 3; j++) {
         if (a[j] != 0 && a[j] == a[j + 1]) {
+            gained += (uint64_t)2 << a[j];
             a[j] = (a[j] + 1) & 31;
             for (int k = j + 1; k < 3; k++) {
                 a[k] = a[k + 1];
@@ -99,6 +111,7 @@ static void slide_line(int a[4])
             a[3] = 0;
         }
     }
+    return gained;
 }
 
 /* nneonneo's line heuristic, in tables.py line_heuristic's order of operations. */
@@ -144,7 +157,8 @@ static double line_heuristic(const int c[4])
            - X48_MONOTONICITY_WEIGHT * mono - X48_SUM_WEIGHT * total;
 }
 
-static void table_entry(uint32_t key, uint32_t *left, uint32_t *right, double *heur)
+static void table_entry(uint32_t key, uint32_t *left, uint32_t *right, double *heur,
+                        uint64_t gains[2])
 {
     int cells[4];
     int moved[4];
@@ -152,12 +166,12 @@ static void table_entry(uint32_t key, uint32_t *left, uint32_t *right, double *h
     line_of_key(key, cells);
     *heur = line_heuristic(cells);
     memcpy(moved, cells, sizeof moved);
-    slide_line(moved);
+    gains[X48_GAIN_LEFT] = slide_line(moved);
     *left = key_of_line(moved);
     for (int j = 0; j < 4; j++) {
         reversed[j] = cells[3 - j];
     }
-    slide_line(reversed);
+    gains[X48_GAIN_RIGHT] = slide_line(reversed);
     for (int j = 0; j < 4; j++) {
         moved[j] = reversed[3 - j];
     }
@@ -192,7 +206,10 @@ void x48_init(void)
     init_powers();
     for (uint32_t key = 0; key < X48_NARROW_KEYS; key++) {
         uint32_t left, right;
-        table_entry(key, &left, &right, &narrow_heur[key]);
+        uint64_t gains[2];
+        table_entry(key, &left, &right, &narrow_heur[key], gains);
+        narrow_gain[X48_GAIN_LEFT][key] = (uint32_t)gains[X48_GAIN_LEFT];
+        narrow_gain[X48_GAIN_RIGHT][key] = (uint32_t)gains[X48_GAIN_RIGHT];
         narrow_left[key] = (uint16_t)(left & 0xFFFFu);
         narrow_right[key] = (uint16_t)(right & 0xFFFFu);
     }
@@ -208,15 +225,24 @@ int x48_init_wide(void)
     uint32_t *left = malloc(X48_WIDE_KEYS * sizeof *left);
     uint32_t *right = malloc(X48_WIDE_KEYS * sizeof *right);
     double *heur = malloc(X48_WIDE_KEYS * sizeof *heur);
-    if (left == NULL || right == NULL || heur == NULL) {
+    uint64_t *gain_left = malloc(X48_WIDE_KEYS * sizeof *gain_left);
+    uint64_t *gain_right = malloc(X48_WIDE_KEYS * sizeof *gain_right);
+    if (left == NULL || right == NULL || heur == NULL || gain_left == NULL || gain_right == NULL) {
         free(left);
         free(right);
         free(heur);
+        free(gain_left);
+        free(gain_right);
         return 0;
     }
     for (uint32_t key = 0; key < X48_WIDE_KEYS; key++) {
-        table_entry(key, &left[key], &right[key], &heur[key]);
+        uint64_t gains[2];
+        table_entry(key, &left[key], &right[key], &heur[key], gains);
+        gain_left[key] = gains[X48_GAIN_LEFT];
+        gain_right[key] = gains[X48_GAIN_RIGHT];
     }
+    wide_gain[X48_GAIN_LEFT] = gain_left;
+    wide_gain[X48_GAIN_RIGHT] = gain_right;
     wide_left = left;
     wide_right = right;
     wide_heur = heur;
@@ -351,6 +377,7 @@ typedef struct {
     uint64_t moves;
     uint64_t tt_hits;
     uint64_t depth_leaves; /* leaves cut by depth, in this step */
+    const t48n_weights *net; /* the network's search (NULL: the heuristic's) */
 } x48_state;
 
 #define X48_HASH_MULTIPLIER 0x9E3779B97F4A7C15ULL
@@ -470,6 +497,28 @@ static inline uint64_t with_tile_n(uint64_t b, int shift, int tile)
 
 static inline uint64_t hash_n(uint64_t b) { return b * X48_HASH_MULTIPLIER; }
 
+static inline double gain_n(int side, uint64_t b)
+{
+    const uint32_t *g = narrow_gain[side];
+    return (double)(g[b & 0xFFFF] + g[(b >> 16) & 0xFFFF] + g[(b >> 32) & 0xFFFF] + g[b >> 48]);
+}
+
+static inline unsigned largest_nibble(uint64_t b)
+{
+    unsigned best = 0;
+    for (int i = 0; i < 16; i++) {
+        unsigned v = (unsigned)(b >> (4 * i)) & 15u;
+        best = v > best ? v : best;
+    }
+    return best;
+}
+
+/* A narrow board is the network's capped board as it is. */
+static inline double network_value_n(const t48n_weights *net, uint64_t b)
+{
+    return t48n_evaluate_nibbles(net, b, largest_nibble(b));
+}
+
 
 
 /* ------------------------------------- wide boards (nibbles + fifth bits) */
@@ -536,6 +585,26 @@ static inline x48_wb with_tile_w(x48_wb b, int shift, int tile)
     return out;
 }
 
+static inline double gain_w(int side, x48_wb b)
+{
+    const uint64_t *g = wide_gain[side];
+    return (double)(g[wide_key(b, 0)] + g[wide_key(b, 1)] + g[wide_key(b, 2)] + g[wide_key(b, 3)]);
+}
+
+/* The network caps a cell at 15: a fifth bit makes the nibble 15. */
+static inline double network_value_w(const t48n_weights *net, x48_wb b)
+{
+    uint64_t big = spread_bits(b.hi);
+    unsigned largest = largest_nibble(b.lo);
+    for (int i = 0; i < 16; i++) {
+        if ((b.hi >> i) & 1u) {
+            unsigned e = 16u + (unsigned)((b.lo >> (4 * i)) & 15u);
+            largest = e > largest ? e : largest;
+        }
+    }
+    return t48n_evaluate_nibbles(net, b.lo | big * 15u, largest);
+}
+
 static inline uint64_t hash_w(x48_wb b)
 {
     return (b.lo ^ ((uint64_t)b.hi * 0xC2B2AE3D27D4EB4FULL)) * X48_HASH_MULTIPLIER;
@@ -545,12 +614,22 @@ static inline uint64_t hash_w(x48_wb b)
 
 /* --------------------------------------------------------- the recursion */
 
+#define X48_NET 0
 #define X48_WIDE 0
 #include "t48_solver_search.h"
 #undef X48_WIDE
 #define X48_WIDE 1
 #include "t48_solver_search.h"
 #undef X48_WIDE
+#undef X48_NET
+#define X48_NET 1
+#define X48_WIDE 0
+#include "t48_solver_search.h"
+#undef X48_WIDE
+#define X48_WIDE 1
+#include "t48_solver_search.h"
+#undef X48_WIDE
+#undef X48_NET
 
 /* ---------------------------------------------------------------- driver */
 
@@ -620,11 +699,19 @@ int x48_search(uint64_t lo, uint64_t hi, const x48_settings *settings, x48_tt *t
     next_stamp(tt, &st);
     st.cutoff = settings->cutoff;
     st.reuse_deeper = settings->reuse_deeper;
+    st.net = settings->net;
+    int net = st.net != NULL;
 
     uint64_t after_n[4];
     x48_wb after_w[4];
+    double gains[4];
     x48_wb board_w = {nibbles, fifth};
-    int valid = wide ? root_moves_w(board_w, after_w) : root_moves_n(nibbles, after_n);
+    int valid;
+    if (net) {
+        valid = wide ? root_moves_wn(board_w, after_w, gains) : root_moves_nn(nibbles, after_n, gains);
+    } else {
+        valid = wide ? root_moves_w(board_w, after_w, gains) : root_moves_n(nibbles, after_n, gains);
+    }
     result->valid = valid;
     result->wide = wide;
     if (!valid) {
@@ -663,10 +750,14 @@ int x48_search(uint64_t lo, uint64_t hi, const x48_settings *settings, x48_tt *t
             if (settings->table_per_move) {
                 next_stamp(tt, &st);
             }
-            if (wide) {
-                search_once_w(&st, after_w, part, values);
+            if (net && wide) {
+                search_once_wn(&st, after_w, gains, part, values);
+            } else if (net) {
+                search_once_nn(&st, after_n, gains, part, values);
+            } else if (wide) {
+                search_once_w(&st, after_w, gains, part, values);
             } else {
-                search_once_n(&st, after_n, part, values);
+                search_once_n(&st, after_n, gains, part, values);
             }
         }
         if (st.aborted) {

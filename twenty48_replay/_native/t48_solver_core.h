@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "t48_board.h"
+#include "t48_ntuple.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -83,6 +84,10 @@ typedef struct {
      * computed along other paths, with other probabilities and so other
      * cuts: the value of a move then depends on the moves searched before it. */
     int table_per_move;
+    /* The n-tuple network to score leaves with, or NULL for the
+     * hand-tuned heuristic.  With a network, values are expected points to
+     * come (each move's points included); see t48_solver_search.h. */
+    const t48n_weights *net;
 } x48_settings;
 
 typedef struct {

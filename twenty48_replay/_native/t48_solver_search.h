@@ -1,9 +1,18 @@
-/* The expectimax recursion, written once for both board layouts.
+/* The expectimax recursion, written once for both board layouts and both evaluations.
  *
- * t48_solver_core.c includes this file twice: with X48_WIDE 0 (boards are a
- * uint64_t of nibbles, suffix _n) and with X48_WIDE 1 (x48_wb: nibbles plus
- * fifth bits, suffix _w).  The board operations it calls (slide_left_*,
- * heuristic_*, ...) are defined there for both layouts.
+ * t48_solver_core.c includes this file four times: with X48_WIDE 0 (boards
+ * are a uint64_t of nibbles, board operations suffixed _n) and with X48_WIDE
+ * 1 (x48_wb: nibbles plus fifth bits, _w); each with X48_NET 0 (the
+ * hand-tuned heuristic, functions suffixed _n / _w) and X48_NET 1 (the
+ * n-tuple network, functions suffixed _nn / _wn).  The board operations it
+ * calls (slide_left_*, heuristic_*, ...) are defined there for both layouts.
+ *
+ * With the network, a value is the expected score still to come:
+ * a max node takes the best of (points the move scores + the value of its
+ * afterstate), a leaf is the network's value of the afterstate, floored at 0
+ * (no position has negative points to come; a lost one has 0), and the root
+ * values include the root move's points.  Without it, values are the
+ * heuristic's and moves score nothing, as in the NumPy solver.
  *
  * The tree, as in the NumPy solver: an afterstate (a board just moved,
  * before its spawn) is a chance node; it averages over every empty cell
@@ -18,10 +27,41 @@
  */
 #if X48_WIDE
 #define XB x48_wb
+#define XO(name) name##_w
+#if X48_NET
+#define XF(name) name##_wn
+#else
 #define XF(name) name##_w
+#endif
 #else
 #define XB uint64_t
+#define XO(name) name##_n
+#if X48_NET
+#define XF(name) name##_nn
+#else
 #define XF(name) name##_n
+#endif
+#endif
+
+/* The value of an afterstate at a leaf: the heuristic floored at
+ * X48_MIN_LIVE_VALUE, or the network's value floored at 0. */
+static inline double XF(evaluate)(const x48_state *st, XB a)
+{
+#if X48_NET
+    double v = XO(network_value)(st->net, a);
+    return v > 0.0 ? v : 0.0;
+#else
+    (void)st;
+    double h = XO(heuristic)(a);
+    return h > X48_MIN_LIVE_VALUE ? h : X48_MIN_LIVE_VALUE;
+#endif
+}
+
+/* Points a move scores: the row gains (the network's search), or nothing. */
+#if X48_NET
+#define XGAIN(table, b) XO(gain)(table, b)
+#else
+#define XGAIN(table, b) 0.0
 #endif
 
 static double XF(max_node)(x48_state *st, XB s, XB ts, double prob, int depth);
@@ -37,8 +77,7 @@ static inline double XF(leaf)(x48_state *st, XB a, int depth)
 {
     st->nodes++;
     st->depth_leaves += depth >= st->depth;
-    double h = XF(heuristic)(a);
-    return h > X48_MIN_LIVE_VALUE ? h : X48_MIN_LIVE_VALUE;
+    return XF(evaluate)(st, a);
 }
 
 static double XF(chance_node)(x48_state *st, XB a, double prob, int depth)
@@ -55,19 +94,18 @@ static double XF(chance_node)(x48_state *st, XB a, double prob, int depth)
     x48_entry *slot = NULL;
     if (remaining >= X48_TT_MIN_REMAINING) {
         double cached = 0.0;
-        slot = x48_tt_probe(st, XF(hash)(a), remaining, &cached);
+        slot = x48_tt_probe(st, XO(hash)(a), remaining, &cached);
         if (slot == NULL) {
             st->tt_hits++;
             return cached;
         }
     }
-    uint64_t open = XF(empty_nibbles)(a);
+    uint64_t open = XO(empty_nibbles)(a);
     int count = x48_nibble_count(open);
     if (count == 0) { /* not the afterstate of a valid move: score it as a leaf */
-        double h = XF(heuristic)(a);
-        return h > X48_MIN_LIVE_VALUE ? h : X48_MIN_LIVE_VALUE;
+        return XF(evaluate)(st, a);
     }
-    XB ta = XF(transpose)(a);
+    XB ta = XO(transpose)(a);
     double share = 1.0 / count;
     double w2 = share * X48_P_TWO;
     double w4 = share * X48_P_FOUR;
@@ -80,8 +118,8 @@ static double XF(chance_node)(x48_state *st, XB a, double prob, int depth)
         for (uint64_t rest = open; rest; rest &= rest - 1) {
             int shift = x48_ctz(rest);
             int tshift = x48_transposed_shift(shift);
-            XB s = XF(with_tile)(a, shift, tile);
-            XB ts = XF(with_tile)(ta, tshift, tile);
+            XB s = XO(with_tile)(a, shift, tile);
+            XB ts = XO(with_tile)(ta, tshift, tile);
             sum += weight * XF(max_node)(st, s, ts, child_prob, depth + 1);
             if (st->aborted) {
                 return 0.0;
@@ -89,7 +127,7 @@ static double XF(chance_node)(x48_state *st, XB a, double prob, int depth)
         }
     }
     if (slot != NULL) {
-        x48_tt_store(st, slot, XF(hash)(a), remaining, sum);
+        x48_tt_store(st, slot, XO(hash)(a), remaining, sum);
     }
     return sum;
 }
@@ -99,20 +137,25 @@ static double XF(max_node)(x48_state *st, XB s, XB ts, double prob, int depth)
     st->nodes++;
     st->moves += 4;
     XB child[4];
-    child[0] = XF(slide_left)(s);
-    child[1] = XF(slide_right)(s);
-    child[2] = XF(slide_left)(ts);
-    child[3] = XF(slide_right)(ts);
-    int valid = (XF(same)(child[0], s) ? 0 : 1) | (XF(same)(child[1], s) ? 0 : 2)
-                | (XF(same)(child[2], ts) ? 0 : 4) | (XF(same)(child[3], ts) ? 0 : 8);
+    child[0] = XO(slide_left)(s);
+    child[1] = XO(slide_right)(s);
+    child[2] = XO(slide_left)(ts);
+    child[3] = XO(slide_right)(ts);
+    int valid = (XO(same)(child[0], s) ? 0 : 1) | (XO(same)(child[1], s) ? 0 : 2)
+                | (XO(same)(child[2], ts) ? 0 : 4) | (XO(same)(child[3], ts) ? 0 : 8);
+#if X48_NET
+    double gain[4] = {XGAIN(X48_GAIN_LEFT, s), XGAIN(X48_GAIN_RIGHT, s),
+                      XGAIN(X48_GAIN_LEFT, ts), XGAIN(X48_GAIN_RIGHT, ts)};
+#else
+    static const double gain[4] = {0.0, 0.0, 0.0, 0.0};
+#endif
     double best = 0.0;
     if (XF(is_leaf)(st, prob, depth)) {
         /* Every child is a leaf: no calls, and the counts added once. */
         uint64_t leaves = 0;
         for (int i = 0; i < 4; i++) {
             if (valid & (1 << i)) {
-                double h = XF(heuristic)(child[i]);
-                h = h > X48_MIN_LIVE_VALUE ? h : X48_MIN_LIVE_VALUE;
+                double h = gain[i] + XF(evaluate)(st, child[i]);
                 best = h > best ? h : best;
                 leaves++;
             }
@@ -128,13 +171,13 @@ static double XF(max_node)(x48_state *st, XB s, XB ts, double prob, int depth)
          * subtree hides the latency of the others'. */
         for (int i = 0; i < 4; i++) {
             if (valid & (1 << i)) {
-                x48_tt_prefetch(st, XF(hash)(child[i]), st->depth - depth);
+                x48_tt_prefetch(st, XO(hash)(child[i]), st->depth - depth);
             }
         }
     }
     for (int i = 0; i < 4; i++) {
         if (valid & (1 << i)) {
-            double v = XF(chance_node)(st, child[i], prob, depth);
+            double v = gain[i] + XF(chance_node)(st, child[i], prob, depth);
             if (st->aborted) {
                 return 0.0;
             }
@@ -144,18 +187,23 @@ static double XF(max_node)(x48_state *st, XB s, XB ts, double prob, int depth)
     return best;
 }
 
-/* The four root afterstates in direction-code order, and which are valid. */
-static int XF(root_moves)(XB board, XB after[4])
+/* The four root afterstates in direction-code order, the points each move
+ * scores (0 without the network), and which are valid. */
+static int XF(root_moves)(XB board, XB after[4], double gains[4])
 {
-    XB t = XF(transpose)(board);
-    after[X48_UP] = XF(slide_left)(t);
-    after[X48_DOWN] = XF(slide_right)(t);
-    after[X48_LEFT] = XF(slide_left)(board);
-    after[X48_RIGHT] = XF(slide_right)(board);
+    XB t = XO(transpose)(board);
+    after[X48_UP] = XO(slide_left)(t);
+    after[X48_DOWN] = XO(slide_right)(t);
+    after[X48_LEFT] = XO(slide_left)(board);
+    after[X48_RIGHT] = XO(slide_right)(board);
+    gains[X48_UP] = XGAIN(X48_GAIN_LEFT, t);
+    gains[X48_DOWN] = XGAIN(X48_GAIN_RIGHT, t);
+    gains[X48_LEFT] = XGAIN(X48_GAIN_LEFT, board);
+    gains[X48_RIGHT] = XGAIN(X48_GAIN_RIGHT, board);
     int valid = 0;
     for (int d = 0; d < 4; d++) {
         XB from = d == X48_UP || d == X48_DOWN ? t : board;
-        if (!XF(same)(after[d], from)) {
+        if (!XO(same)(after[d], from)) {
             valid |= 1 << d;
         }
     }
@@ -163,11 +211,12 @@ static int XF(root_moves)(XB board, XB after[4])
 }
 
 /* One search of the whole tree at st->depth; the values of the valid moves. */
-static void XF(search_once)(x48_state *st, const XB after[4], int valid, double values[4])
+static void XF(search_once)(x48_state *st, const XB after[4], const double gains[4], int valid,
+                            double values[4])
 {
     for (int d = 0; d < 4; d++) {
         if (valid & (1 << d)) {
-            values[d] = XF(chance_node)(st, after[d], 1.0, 0);
+            values[d] = gains[d] + XF(chance_node)(st, after[d], 1.0, 0);
             if (st->aborted) {
                 return;
             }
@@ -176,4 +225,6 @@ static void XF(search_once)(x48_state *st, const XB after[4], int valid, double 
 }
 
 #undef XB
+#undef XO
 #undef XF
+#undef XGAIN

@@ -66,8 +66,13 @@ def search(
     module: Any,
     *,
     reuse_deeper: bool = True,
+    network: Any = None,
 ) -> SearchResult:
-    """Expected value of every valid direction from ``board``, searched in C by ``module``."""
+    """Expected value of every valid direction from ``board``, searched in C by ``module``.
+
+    With ``network`` (a :class:`~twenty48_replay.solver.network.Network`), its
+    leaves are scored by the n-tuple network, else by the heuristic.
+    """
     plies = plies_for(board, settings)
     min_plies = max(1, min(settings.min_plies, plies))
     max_nodes = settings.budget_for(board)
@@ -82,6 +87,7 @@ def search(
         int(reuse_deeper),
         bits,
         int(settings.table_per_move),
+        None if network is None else network.search_handle(),
     )
     found = {code: value for code, value in enumerate(values) if value is not None}
     return SearchResult(found, depth + 1 if found else 0, nodes if found else 0)

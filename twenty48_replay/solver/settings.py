@@ -19,6 +19,11 @@ MAX_PLIES: Final = 25
 MAX_CROWDED_EMPTY: Final = 15
 #: The most distinct tile values a board can hold (2 ... 131072).
 MAX_DISTINCT: Final = 17
+#: What scores the leaves: the hand-tuned heuristic (both engines) or the n-tuple
+#: network (the C search only, see :mod:`~twenty48_replay.solver.network`).
+HEURISTIC: Final = "heuristic"
+NETWORK: Final = "network"
+EVALUATIONS: Final = (HEURISTIC, NETWORK)
 
 
 @attrs.frozen
@@ -52,6 +57,10 @@ class SearchSettings:
     probabilities (and so other cuts), and its value then depends on which
     moves were searched before it.  The NumPy search keeps no table across
     levels, so it ignores this.
+
+    ``evaluation``: ``"heuristic"`` (the hand-tuned one) or ``"network"``
+    (the n-tuple network: C search only).  With the network, values
+    are the expected points still to come, each move's points included.
     """
 
     max_nodes: int | None = 250_000
@@ -64,8 +73,11 @@ class SearchSettings:
     late_max_nodes: int | None = None
     late_distinct: int = 12
     table_per_move: bool = False
+    evaluation: str = HEURISTIC
 
     def __attrs_post_init__(self) -> None:
+        if self.evaluation not in EVALUATIONS:
+            raise ValueError(f"evaluation must be one of {EVALUATIONS}, not {self.evaluation!r}")
         if self.max_nodes is not None and self.max_nodes < 1:
             raise ValueError(f"max_nodes must be at least 1 or None, not {self.max_nodes}")
         if not 0.0 <= self.cutoff <= 1.0:

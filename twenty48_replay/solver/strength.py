@@ -41,7 +41,7 @@ from __future__ import annotations
 import enum
 from typing import Final
 
-from twenty48_replay.solver.settings import SearchSettings
+from twenty48_replay.solver.settings import NETWORK, SearchSettings
 
 
 class Strength(enum.Enum):
@@ -63,8 +63,31 @@ NATIVE_DEFAULT: Final = SearchSettings(max_nodes=2_500_000, cutoff=5e-4, max_pli
 DEEP: Final = SearchSettings(max_nodes=None, min_plies=2, max_plies=16, table_per_move=True)
 
 
-def settings_for(strength: Strength, *, native: bool) -> SearchSettings:
-    """The settings of ``strength`` for the C search (``native``) or the NumPy one."""
+#: With the n-tuple network (C search only): a node costs about 20 times a
+#: heuristic's (32 table lookups a leaf), and the network's values need less depth.
+#: Provisional (measured on an early network; to be tuned on the shipped one).
+NETWORK_DEFAULT: Final = SearchSettings(
+    max_nodes=60_000, cutoff=1e-4, min_plies=2, max_plies=4, evaluation=NETWORK
+)
+NETWORK_DEEP: Final = SearchSettings(
+    max_nodes=None, cutoff=1e-4, min_plies=3, max_plies=5, table_per_move=True, evaluation=NETWORK
+)
+
+
+def settings_for(strength: Strength, *, native: bool, network: bool = False) -> SearchSettings:
+    """The settings of ``strength`` for the C search (``native``) or the NumPy one;
+    with ``network`` (C only: a network is loaded), those that search with it."""
+    if native and network:
+        return NETWORK_DEEP if strength is Strength.DEEP else NETWORK_DEFAULT
     if strength is Strength.DEEP:
         return DEEP
     return NATIVE_DEFAULT if native else NUMPY_DEFAULT
+
+
+def heuristic_settings(settings: SearchSettings, *, native: bool) -> SearchSettings:
+    """The hand-tuned search standing in for ``settings`` when no network can be used:
+    the same settings if they are the heuristic's, else the strength they stand for."""
+    if settings.evaluation != NETWORK:
+        return settings
+    strength = Strength.DEEP if settings.max_nodes is None else Strength.DEFAULT
+    return settings_for(strength, native=native)
