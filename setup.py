@@ -1,4 +1,4 @@
-"""The optional native core (issue 21): C extensions built by setuptools, if they can be.
+"""The optional native core: C extensions built by setuptools, if they can be.
 
 pyproject.toml holds the package's metadata; this file only adds the
 extension modules.  Every extension is optional: when the compiler is
