@@ -70,7 +70,7 @@ HELP: Final = {
         "\n"
         "With --scheduler the Dask scheduler and its workers are fully trusted:\n"
         "what they send back is unpickled here, so anyone who can join the cluster\n"
-        "can run code in this process. Use tls:// with certificates (README)."
+        "can run code in this process. Use tls:// with certificates (docs: Verifying records)."
     ),
     "hint": N_(
         "Recommend a move and show the expected value of each direction.\n"

@@ -187,7 +187,8 @@ def verify_command(
                 "network you control): its workers read the inputs (shared paths or fsspec URLs). "
                 "The scheduler and its workers are fully trusted: their answers are unpickled in "
                 "this process. tls:// needs Dask's TLS settings: a CA file, a client certificate "
-                "and its key (DASK_DISTRIBUTED__COMM__TLS__*; README). Needs the 'cluster' extra."
+                "and its key (DASK_DISTRIBUTED__COMM__TLS__*; docs: Verifying records). "
+                "Needs the 'cluster' extra."
             ),
             show_default=False,
         ),
@@ -213,7 +214,7 @@ def verify_command(
 
     With --scheduler the Dask scheduler and its workers are fully trusted:
     what they send back is unpickled here, so anyone who can join the cluster
-    can run code in this process. Use tls:// with certificates (README).
+    can run code in this process. Use tls:// with certificates (docs: Verifying records).
     """
     trusted = None
     if trust is not None:

@@ -539,8 +539,8 @@ def connect(address: str, timeout: float = CONNECT_TIMEOUT) -> ClusterSession:
     The scheduler and its workers are trusted fully: what they send back is
     unpickled in this process, so whoever can join the cluster can run code
     here.  Use ``tls://`` with Dask's TLS settings (a CA and certificates
-    for every scheduler, worker and client; README "Verifying on a
-    cluster"), which Dask reads from its configuration or environment.
+    for every scheduler, worker and client; docs/verifying.md), which Dask
+    reads from its configuration or environment.
 
     Raises :class:`ClusterError` when Dask is not installed, the TLS settings
     are missing, or the scheduler cannot be reached, with one line saying which.

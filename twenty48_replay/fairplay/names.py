@@ -24,7 +24,7 @@ a browser must be the same name.  Two rules:
   capitals, which meet when one name looks like the other written in
   capitals ("ALlCE" with a small l looks like "ALICE", the capitals of
   "alice").  What this refuses that case-folding alone did not
-  is listed in README, "Player names".
+  is listed in docs/server.md, "Player names".
 
 The confusable mappings are Unicode's own data file, ``confusables.txt``
 (Unicode Security Mechanisms, version 13.0.0), shipped verbatim as package

@@ -20,7 +20,7 @@ the end, to a person: no single signal is proof):
   lag-1 autocorrelation of the log intervals (shown for review, not judged:
   without human games to measure, no threshold on them can be defended).
 
-What these signals cannot catch is written in the README ("Bot signals").
+What these signals cannot catch is written in docs/server.md ("Bot signals").
 
 An :class:`Analyzer` thread picks finished games in leaderboard order (a
 game that would enter or change the leaderboard first, never in order of

@@ -29,9 +29,9 @@
   131072).  Each root move is searched with a transposition table of its
   own (``table_per_move``), as nneonneo's search does: with one table for
   the four, a move's value depended on the moves searched before it, and
-  the search chose nneonneo's move less often (README "One table for four
-  root moves"; on the twenty bench seeds: 16384 in 17 of 20, against 16 of
-  20 with one table, README "Deep strength, a table per move").  A move
+  the search chose nneonneo's move less often (docs/performance/solver.md;
+  on the twenty bench seeds: 16384 in 17 of 20, against 16 of 20 with one
+  table).  A move
   can take a second or more late in a game; the NumPy engine gets there
   too, much more slowly (it keeps no table across levels).
 """

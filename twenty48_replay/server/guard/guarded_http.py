@@ -21,7 +21,7 @@ to every connection, in the process that accepted it:
 
 Refusals are written directly on the socket (the application never sees the
 request); each connection's bookkeeping is a few integer operations per read,
-so the move path keeps httptools' speed (README, Performance).
+so the move path keeps httptools' speed (docs/performance/server.md).
 """
 
 from __future__ import annotations
