@@ -120,7 +120,7 @@ def test_codes_json_lists_every_invalid_sample_with_its_reason_codes() -> None:
 
 
 def test_final_board_rows_and_columns_count_from_one() -> None:
-    """SPEC 8.8: row 1 is final_board[0]; the vectors change cells [2][3], then [1][2] and [3][0]."""
+    """SPEC 8.8: row 1 is final_board[0]; the vectors change [2][3], then [1][2] and [3][0]."""
     (one,) = EXPECTED_CODES["tampered-final-board-cell.json"]
     assert one["code"] == "claim.final_board_cell"
     assert (one["params"]["row"], one["params"]["column"]) == (3, 4)

@@ -12,6 +12,7 @@ one line (exit 2).  Accepted: status 200, one Content-Type of media type
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 import ssl
 import threading
@@ -138,7 +139,8 @@ def test_a_compressed_answer_is_refused_and_identity_is_not_compression(
     key_server: tuple[str, Routes],
 ) -> None:
     url, routes = key_server
-    routes[WELL_KNOWN_PATH] = (200, gzip.compress(DOCUMENT), [*JSON_TYPE, ("Content-Encoding", "gzip")])
+    gzipped = [*JSON_TYPE, ("Content-Encoding", "gzip")]
+    routes[WELL_KNOWN_PATH] = (200, gzip.compress(DOCUMENT), gzipped)
     assert "the answer is compressed (gzip)" in refusal(url)
     serve_key(routes, WELL_KNOWN_PATH, headers=[*JSON_TYPE, ("Content-Encoding", "identity")])
     assert load_trusted(url).key_id == KEY_ID
@@ -159,7 +161,7 @@ def test_at_most_five_redirects_are_followed(key_server: tuple[str, Routes]) -> 
     url, routes = key_server
     assert MAX_REDIRECTS == 5
     chain = [WELL_KNOWN_PATH] + [f"/hop/{n}" for n in range(1, 7)]
-    for here, there in zip(chain, chain[1:], strict=False):
+    for here, there in itertools.pairwise(chain):
         redirect(routes, here, f"{url}{there}" if here.endswith("2") else there)
     serve_key(routes, "/hop/5")  # five redirects lead here
     assert load_trusted(url).key_id == KEY_ID

@@ -19,7 +19,6 @@ can make the parser build millions of objects.
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import os
@@ -280,24 +279,6 @@ def count_values(data: bytes) -> int:
         - skeleton.count(b"[]")
         - skeleton.count(b"{}")
     )
-
-
-#: Every byte but the four brackets (deleted to leave a JSON text's nesting).
-_NOT_BRACKETS: Final = bytes(range(256)).translate(None, b"[]{}")
-
-
-def nesting_depth(data: bytes) -> int:
-    """How deeply the arrays and objects of JSON text ``data`` nest (the outermost is 1).
-
-    Counted on the text, strings skipped, before anything is parsed: a
-    reader with a fixed limit (the well-known key document's, SPEC 11.6)
-    refuses deeper text with the same words however deep it goes, where the
-    parser would give up only near Python's recursion limit.  Exact for
-    valid JSON; for broken text it is some count that the parser then refuses anyway.
-    """
-    brackets = _STRING_BYTES.sub(b"", data).translate(None, _NOT_BRACKETS)
-    steps = (1 if byte in b"[{" else -1 for byte in brackets)
-    return max(itertools.accumulate(steps), default=0)
 
 
 def loads_strict(text: str | bytes, *, bom: bool = True) -> Any:

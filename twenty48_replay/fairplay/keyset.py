@@ -26,7 +26,6 @@ Final API::
         .key_id, .to_json() -> dict     # one entry of "keys"
     key_set_document(periods) -> dict   # the document to serve; KeyFileError if inconsistent
     read_key_set(obj) -> KeySet         # a parsed well-known document, checked; KeyFileError
-    too_deep_problem() -> KeyFileError  # a document nested over MAX_DOCUMENT_NESTING levels
     KeySet(current: bytes, periods: tuple[KeyPeriod, ...])   # periods () for one plain key
         .key_id                          # the current key's id
         .listed -> bool                  # a "keys" array was given
@@ -250,14 +249,6 @@ def _entry(obj: object, index: int) -> KeyPeriod:
     return KeyPeriod(key, since, until, revoked, reason)
 
 
-def too_deep_problem() -> KeyFileError:
-    """The refusal of a document nested deeper than :data:`MAX_DOCUMENT_NESTING` levels."""
-    return KeyFileError(
-        N_("not a well-known key document: {problem}"),
-        problem=Reason("record.too_deep", {"limit": MAX_DOCUMENT_NESTING}),
-    )
-
-
 def _nested_too_deep(obj: list[Any] | Mapping[Any, Any]) -> bool:
     """Whether a parsed document nests deeper than :data:`MAX_DOCUMENT_NESTING` (iteratively)."""
     stack: list[tuple[list[Any] | Mapping[Any, Any], int]] = [(obj, 1)]
@@ -266,9 +257,7 @@ def _nested_too_deep(obj: list[Any] | Mapping[Any, Any]) -> bool:
         if depth > MAX_DOCUMENT_NESTING:
             return True
         children = item.values() if isinstance(item, Mapping) else item
-        stack.extend(
-            (child, depth + 1) for child in children if isinstance(child, (list, Mapping))
-        )
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (list, Mapping)))
     return False
 
 
@@ -282,7 +271,11 @@ def read_key_set(obj: object) -> KeySet:
     value: ``"keys": null`` is refused, never read as a document without keys.
     """
     if isinstance(obj, (list, Mapping)) and _nested_too_deep(obj):
-        raise too_deep_problem()
+        # The words of the parser's own refusal of a deeper text, as the JavaScript reader's
+        # (whose parser stops at 100 levels for a key document).
+        raise KeyFileError(
+            N_("not a well-known key document: {problem}"), problem=Reason("json.too_deep")
+        )
     if not isinstance(obj, Mapping) or obj.get("algorithm") != ALGORITHM:
         raise KeyFileError(N_('not a twenty48 key: expected {"algorithm": "Ed25519", ...}'))
     current = _public_key(obj.get("public_key"), "")

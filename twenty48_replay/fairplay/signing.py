@@ -61,14 +61,9 @@ from twenty48_replay.core.fair import (
 )
 from twenty48_replay.core.i18n import N_
 from twenty48_replay.core.reasons import Reason
-from twenty48_replay.core.record import loads_strict, nesting_depth
+from twenty48_replay.core.record import loads_strict
 from twenty48_replay.fairplay.ed25519 import public_key_problem, signature_problem
-from twenty48_replay.fairplay.keyset import (
-    MAX_DOCUMENT_NESTING,
-    KeySet,
-    read_key_set,
-    too_deep_problem,
-)
+from twenty48_replay.fairplay.keyset import KeySet, read_key_set
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -501,9 +496,10 @@ def read_key_file(data: bytes, where: str) -> TrustedKey | TrustedKeySet:
     At most 64 KiB; UTF-8 (one BOM at the very start ignored); if the first
     character that is not whitespace is ``{`` the text is the well-known
     document, read as strictly as a record (no duplicate keys, no NaN, ...)
-    and nested at most 100 levels (counted before parsing, so the refusal
-    does not depend on how deep the parser could go), a plain key or a key
-    set; otherwise it must hold exactly one PEM public key block.  Every refusal is one :class:`KeyFileError` naming ``where``.
+    and nested at most 100 levels (:func:`~twenty48_replay.fairplay.keyset.read_key_set`
+    checks the parsed document; a deeper one than the parser goes it refuses
+    in the same words), a plain key or a key set; otherwise it must hold
+    exactly one PEM public key block.  Every refusal is one :class:`KeyFileError` naming ``where``.
     """
     try:
         if len(data) > MAX_KEY_FILE_BYTES:
@@ -514,8 +510,6 @@ def read_key_file(data: bytes, where: str) -> TrustedKey | TrustedKeySet:
             raise KeyFileError(N_("not UTF-8 text")) from None
         if not text.lstrip(" \t\r\n").startswith("{"):
             return TrustedKey(_pem_public_key(text))
-        if nesting_depth(data) > MAX_DOCUMENT_NESTING:
-            raise too_deep_problem()
         try:
             document = loads_strict(text, bom=False)
         except RecordError as exc:
@@ -721,7 +715,9 @@ def _redirected(url: str, status: int, location: str | None, target: str) -> str
         ) from None
     if scheme not in ("http", "https"):
         raise KeyFileError(
-            N_("cannot fetch the key from {target}: redirected to a URL that is not http(s): {url}"),
+            N_(
+                "cannot fetch the key from {target}: redirected to a URL that is not http(s): {url}"
+            ),
             target=target,
             url=new,
         )

@@ -3,10 +3,10 @@
 // One rule for every key file and fetched document, as the reference's signing.read_key_file:
 // at most 65,536 bytes of UTF-8, one BOM at the very start ignored; if the first character that
 // is not whitespace is "{", the text is the well-known document, read as strictly as a record
-// (json.js: no duplicate keys, no NaN) and nested at most 100 levels, counted before parsing so
-// the answer never depends on how deep a parser can go; otherwise the text must hold exactly one
-// PEM PUBLIC KEY block (text before and after it is ignored, any other boundary line is
-// refused).  Messages are the reference's (twenty48_replay/fairplay/signing.py and keyset.py).
+// (json.js: no duplicate keys, no NaN) and nested at most 100 levels; otherwise the text must
+// hold exactly one PEM PUBLIC KEY block (text before and after it is ignored, any other
+// boundary line is refused).  Messages are the reference's (twenty48_replay/fairplay/signing.py
+// and keyset.py).
 //
 // A document that lists keys (a key set, for rotation) is read by key_sets.js, which passes
 // its reader in as readSet: this module stays small, because verify.js (whose bundle has a
@@ -21,8 +21,9 @@
 //   keyIdOf(publicKey)                      first 16 hex of SHA-256 of the 32-byte key
 //   readKeyFile(input, readSet = null)      the file's bytes (Uint8Array) or text -> trusted key
 //   readDocument(doc, readSet = null)       a parsed document (Map or plain object) -> trusted key;
-//                                           readSet(map, currentKey) gets it as a Map; a document
-//                                           nested over 100 levels is refused here too
+//                                           readSet(map, currentKey) gets it as a Map.  Its depth
+//                                           is not checked here: a document read from text
+//                                           (readKeyFile) is parsed with the limit of 100 levels
 //   documentPublicKey(value, where)         a "public_key" value checked (hex, canonical, not of
 //                                           small order) -> Uint8Array(32); for key_sets.js
 //   parseTrustedKeys(key, readSet = null)   key: a trusted key (returned as is), a Uint8Array(32)
@@ -39,8 +40,6 @@ import { fromHex, sha256, toHex } from "./sha256.js";
 import { pyRepr, utf8Length } from "./text.js";
 
 export const MAX_KEY_FILE_BYTES = 65536;
-// Deepest nesting of a well-known document, the document object being level 1 (SPEC 11.6).
-export const MAX_DOCUMENT_NESTING = 100;
 const KEYS_B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 const KEYS_PEM_HEAD = "-----BEGIN PUBLIC KEY-----";
 const KEYS_NOT_PEM = "not a PEM public key (" + KEYS_PEM_HEAD + ")";
@@ -80,41 +79,7 @@ export function documentPublicKey(value, where) {
   return key;
 }
 
-function keysTooDeep() {
-  keysFail("not a well-known key document: {problem}", { problem: reason("record.too_deep", { limit: MAX_DOCUMENT_NESTING }) });
-}
-
-function keysTextDepth(text) {
-  // How deeply the arrays and objects of JSON text nest, strings skipped (signing.py's count).
-  let depth = 0;
-  let deepest = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22) {
-      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
-    } else if (c === 0x5b || c === 0x7b) {
-      deepest = Math.max(deepest, ++depth);
-    } else if (c === 0x5d || c === 0x7d) {
-      depth--;
-    }
-  }
-  return deepest;
-}
-
-function keysObjectTooDeep(doc) {
-  // Whether a parsed document (Maps, plain objects, arrays) nests over MAX_DOCUMENT_NESTING.
-  const stack = [[doc, 1]];
-  while (stack.length) {
-    const [item, depth] = stack.pop();
-    if (depth > MAX_DOCUMENT_NESTING) return true;
-    const children = item instanceof Map ? [...item.values()] : Array.isArray(item) ? item : Object.values(item);
-    for (const child of children) if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
-  }
-  return false;
-}
-
 export function readDocument(doc, readSet = null) {
-  if (doc !== null && typeof doc === "object" && keysObjectTooDeep(doc)) keysTooDeep();
   const plain = doc !== null && typeof doc === "object" && Object.getPrototypeOf(doc) === Object.prototype;
   const map = plain ? new Map(Object.entries(doc)) : doc;
   if (!(map instanceof Map) || map.get("algorithm") !== "Ed25519") keysFail('not a twenty48 key: expected {"algorithm": "Ed25519", ...}');
@@ -169,10 +134,9 @@ export function readKeyFile(input, readSet = null) {
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (!/^[ \t\r\n]*\{/.test(text)) return keysPem(text);
-  if (keysTextDepth(text) > MAX_DOCUMENT_NESTING) keysTooDeep();
   let doc;
   try {
-    doc = readJson(text);
+    doc = readJson(text, 100); // SPEC 11.6: a key document nests at most 100 levels
   } catch (error) {
     if (!(error instanceof JsonError)) throw error;
     keysFail("not a well-known key document: {problem}", { problem: error.problem || error.message });
