@@ -284,3 +284,44 @@ def test_cli_refuses_with_one_line_and_exit_2(
     good = cli("verify", "--json", "--trust", url, record)
     assert good.returncode == 0, good.stderr
     assert json.loads(good.stdout)["fair"] == "fair"
+
+
+@pytest.mark.parametrize(
+    ("route", "english", "danish"),
+    [
+        (
+            (200, DOCUMENT, [("Content-Type", "text/html")]),
+            "the answer is 'text/html', not application/json",
+            "svaret er 'text/html', ikke application/json",
+        ),
+        (
+            (302, b"", [("Location", WELL_KNOWN_PATH)]),
+            "more than 5 redirects",
+            "mere end 5 omdirigeringer",
+        ),
+        ((302, b"", []), "HTTP 302 redirects without a Location", "omdirigerer uden en Location"),
+        (
+            (200, gzip.compress(DOCUMENT), [*JSON_TYPE, ("Content-Encoding", "gzip")]),
+            "the answer is compressed (gzip)",
+            "svaret er komprimeret (gzip)",
+        ),
+        (
+            (200, DOCUMENT, []),
+            "the answer has 0 Content-Type headers",
+            "svaret har 0 Content-Type-felter",
+        ),
+    ],
+)
+def test_a_refused_answer_is_said_in_the_readers_language(
+    cli: Any, key_server: tuple[str, Routes], route: Any, english: str, danish: str
+) -> None:
+    url, routes = key_server
+    routes[WELL_KNOWN_PATH] = route
+    record = str(FAIR / "record.json")
+    said = cli("verify", "--trust", url, record)
+    assert said.returncode == 2
+    assert english in said.stderr
+    sagt = cli("--lang", "da", "verify", "--trust", url, record)
+    assert sagt.returncode == 2
+    assert sagt.stderr.startswith(f"twenty48: fejl: kan ikke hente nøglen fra {url}"), sagt.stderr
+    assert danish in sagt.stderr
