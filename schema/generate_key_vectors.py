@@ -26,6 +26,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from twenty48_replay.bulk.batch import verify_raw
 from twenty48_replay.bulk.sources import RawRecord
 from twenty48_replay.core.errors import KeyFileError
@@ -48,8 +50,10 @@ THIRD_SEED = bytes.fromhex("c5aa8df43f9f837bedb7442f31dcb7b166d38535076f094b85ce
 UNLISTED_SEED = hashlib.sha256(b"twenty48-replay vector key nobody lists").digest()
 
 
-def dump_json(path: Path, obj: Any) -> bytes:
-    data = (json.dumps(obj, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
+def dump_json(path: Path, obj: Any, *, ascii_only: bool = False) -> bytes:
+    """``obj`` as indented JSON; ``ascii_only`` escapes every non-ASCII character (\\uXXXX),
+    for files whose strings hold C1 or bidirectional controls that should not sit raw in them."""
+    data = (json.dumps(obj, ensure_ascii=ascii_only, indent=1) + "\n").encode("utf-8")
     path.write_bytes(data)
     return data
 
@@ -423,6 +427,26 @@ def key_file_cases(folder: Path, key_seed: bytes, other_seed: bytes) -> None:
             doc.replace("{", '{"x": ' + "[" * 2000 + "]" * 2000 + ",", 1).encode(),
         ),
         (
+            "well-known-depth-100.json",
+            "an unknown key nested so that the document is 100 levels deep (the limit)",
+            doc.replace("{", '{"x": ' + "[" * 99 + "]" * 99 + ",", 1).encode(),
+        ),
+        (
+            "well-known-depth-101.json",
+            "an unknown key nested so that the document is 101 levels deep (one over)",
+            doc.replace("{", '{"x": ' + "[" * 100 + "]" * 100 + ",", 1).encode(),
+        ),
+        (
+            "well-known-depth-101-objects.json",
+            "101 levels of objects, not arrays",
+            doc.replace("{", '{"x": ' + '{"y": ' * 100 + "0" + "}" * 100 + ",", 1).encode(),
+        ),
+        (
+            "well-known-brackets-in-string.json",
+            "200 brackets inside a string: text, not nesting",
+            doc.replace("{", '{"x": "' + "[{" * 100 + '\\"]",', 1).encode(),
+        ),
+        (
             "well-known-wrong-id.json",
             "key_id of another key",
             json.dumps({**key.well_known(), "key_id": other.key_id}).encode(),
@@ -486,6 +510,8 @@ def key_file_cases(folder: Path, key_seed: bytes, other_seed: bytes) -> None:
         "well-known-bom.json",
         "well-known-leading-space.json",
         "well-known-other-keys.json",
+        "well-known-depth-100.json",
+        "well-known-brackets-in-string.json",
     }, accepted
     # The identity key and the one signature that fits every record with it.
     forged_key_id = hashlib.sha256(small[0]).hexdigest()[:16]
@@ -494,7 +520,8 @@ def key_file_cases(folder: Path, key_seed: bytes, other_seed: bytes) -> None:
         {
             "rule": "SPEC 11.6: at most 65,536 bytes of UTF-8, one BOM at the start ignored; "
             "first non-whitespace character '{': the well-known document, read as strictly as "
-            "a record; otherwise exactly one PEM PUBLIC KEY block, text around it ignored",
+            "a record and nested at most 100 levels (the document object is level 1); "
+            "otherwise exactly one PEM PUBLIC KEY block, text around it ignored",
             "identity_key_id": forged_key_id,
             "cases": expected,
         },
@@ -540,6 +567,12 @@ def key_set_vectors(
     assert [k["key_id"] for k in document["keys"]] == [current.key_id, old.key_id, revoked.key_id]
 
     bad: list[tuple[str, str, Callable[[dict[str, Any]], None]]] = []
+
+    def nested(levels: int) -> Any:
+        value: Any = []
+        for _ in range(levels - 1):
+            value = [value]
+        return value
 
     def entry(doc: dict[str, Any], key_id: str) -> dict[str, Any]:
         found: dict[str, Any] = next(k for k in doc["keys"] if k["key_id"] == key_id)
@@ -634,6 +667,16 @@ def key_set_vectors(
     edit("bad-small-order.json", "an entry holding a small-order key", small_order_entry)
     edit("bad-empty-keys.json", "an empty keys array", lambda d: d.update(keys=[]))
     edit("bad-keys-object.json", "keys is an object", lambda d: d.update(keys={}))
+    edit(
+        "bad-keys-null.json",
+        '"keys": null: a key set that lists nothing, not a document without keys',
+        lambda d: d.update(keys=None),
+    )
+    edit(
+        "bad-deep.json",
+        "an unknown top-level key nested so that the document is 101 levels deep",
+        lambda d: d.update(x=nested(100)),
+    )
     documents = [{"file": "keyset.json", "why": "current, retired and revoked keys", "error": None}]
     for name, why, change in bad:
         doc = copy.deepcopy(document)
@@ -754,6 +797,8 @@ def key_set_vectors(
             "with_current_key": verdict(data, trusted_current),
         }
     )
+    control = control_reason_vectors(folder, periods, revoked, verdict)
+    documents.append({"file": control["key_set"], "why": control["why"], "error": None})
     dump_json(
         folder / "expected.json",
         {
@@ -762,10 +807,50 @@ def key_set_vectors(
             "rule": "the key fair.key_id names must be listed, not revoked, and in use at "
             "fair.ended (from <= ended <= until, compared as instants); then the signature is "
             "checked with it",
+            "without_key_sets": "a verifier that does not read key sets refuses every document "
+            "here as unusable (each has a keys member, even bad-keys-null.json); it never "
+            "reads one as its top-level key alone",
             "documents": documents,
             "cases": cases,
+            "control_reason": control,
         },
+        ascii_only=True,
     )
+
+
+#: A revocation reason with control characters (C0, DEL, C1, a line separator, a bidi
+#: override): readers accept it, and carry it as it is into ``reasons`` (SPEC 11.6).
+CONTROL_REASON = (
+    "copied off the old host\tby someone\nwe do not know \x1b[2J\x07 \x7f \x85 \u2028 "
+    "\u202e (see the announcement)"
+)
+
+
+def control_reason_vectors(
+    folder: Path, periods: list[KeyPeriod], revoked: ServerKey, verdict: Verdict
+) -> dict[str, Any]:
+    """keyset-control-reason.json: keyset.json with a reason full of control characters."""
+    changed = [
+        attrs.evolve(p, reason=CONTROL_REASON) if p.public_key == revoked.public_key else p
+        for p in periods
+    ]
+    name = "keyset-control-reason.json"
+    data = dump_json(folder / name, key_set_document(changed), ascii_only=True)
+    trusted = read_key_file(data, name)
+    assert isinstance(trusted, TrustedKeySet)
+    record = (folder / "revoked-key.json").read_bytes()
+    result = verdict(record, trusted)
+    codes = verify_raw(RawRecord("-", 1, record), trusted)["reason_codes"]
+    assert result["reasons"][0].endswith(": " + CONTROL_REASON), result
+    return {
+        "key_set": name,
+        "why": "keyset.json with a revocation reason holding a tab, a newline, ESC, BEL, DEL, "
+        "NEL, U+2028 and U+202E",
+        "reason": CONTROL_REASON,
+        "file": "revoked-key.json",
+        "with_key_set": result,
+        "reason_codes": codes,
+    }
 
 
 # ---------------------------------------------------------------- timestamps/
@@ -797,6 +882,21 @@ TIMESTAMP_CASES: list[tuple[str, str, str, bool]] = [
     ("offset-minute-60.json", "offset -00:60", "2026-11-30T12:00:00-00:60", False),
     ("fraction-10.json", "10 fraction digits", "2026-11-30T12:00:00.1234567890Z", False),
     ("lowercase-z.json", "lowercase z", "2026-11-30T12:00:00z", False),
+    (
+        "trailing-newline.json",
+        "a newline after the time (a regex's $ may match before it: match the whole string)",
+        "2026-11-30T12:00:00Z\n",
+        False,
+    ),
+    ("trailing-crlf.json", "CR LF after the time", "2026-11-30T12:00:00+01:00\r\n", False),
+    ("leading-newline.json", "a newline before the time", "\n2026-11-30T12:00:00Z", False),
+    ("trailing-space.json", "a space after the time", "2026-11-30T12:00:00Z ", False),
+    (
+        "trailing-line-separator.json",
+        "U+2028 (LINE SEPARATOR) after the time",
+        "2026-11-30T12:00:00Z\u2028",
+        False,
+    ),
 ]
 
 
@@ -823,10 +923,12 @@ def timestamp_vectors(
         {
             "rule": "SPEC 11.4: fair.started and fair.ended are real dates and times: months "
             "01-12, days that exist in the month (proleptic Gregorian leap years), hours "
-            "00-23, minutes and seconds 00-59 (no leap second), offsets -23:59 to +23:59",
+            "00-23, minutes and seconds 00-59 (no leap second), offsets -23:59 to +23:59; "
+            "the whole string, nothing before or after it (no trailing newline)",
             "trusted_key": "../key.pem",
             "cases": cases,
         },
+        ascii_only=True,
     )
 
 

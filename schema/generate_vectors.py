@@ -159,6 +159,10 @@ def sample_records(game: dict[str, Any]) -> dict[str, tuple[dict[str, Any] | str
         client="schema/generate_vectors.py",
     )
     at = next(i for i in range(99, len(moves) - 1) if moves[i] != moves[i + 1])
+    # Claimed final boards that differ from the replay in cells whose row and column
+    # (counted from 1 in the reasons, SPEC 8.8) differ from their 0-based indices.
+    one_cell = _changed_cells(board, [(2, 3)])
+    two_cells = _changed_cells(board, [(1, 2), (3, 0)])
     swapped = moves[:at] + moves[at + 1] + moves[at] + moves[at + 2 :]
     half = len(moves) // 2
     over_tail = moves + "L"
@@ -180,6 +184,14 @@ def sample_records(game: dict[str, Any]) -> dict[str, tuple[dict[str, Any] | str
             "invalid",
         ),
         "invalid-move-after-game-over": (record(seed, over_tail, final["score"]), "invalid"),
+        "tampered-final-board-cell": (
+            record(seed, moves, final["score"], final_board=one_cell),
+            "invalid",
+        ),
+        "tampered-final-board": (
+            record(seed, moves, final["score"], final_board=two_cells),
+            "invalid",
+        ),
         "malformed-score-float": (record(seed, moves, 12.0), "unreadable"),
         "malformed-score-string": (record(seed, moves, str(final["score"])), "unreadable"),
         "malformed-bad-letter": (record(seed, moves[:10] + "X" + moves[10:], 0), "unreadable"),
@@ -190,7 +202,25 @@ def sample_records(game: dict[str, Any]) -> dict[str, tuple[dict[str, Any] | str
             "unreadable",
         ),
         "malformed-not-json": ('{"format": "twenty48-record", "version": 1,', "unreadable"),
+        "malformed-moves-newline": (record(seed, moves + "\n", final["score"]), "unreadable"),
     }
+
+
+def _changed_cells(board: list[list[int]], cells: list[tuple[int, int]]) -> list[list[int]]:
+    """``board`` with each (row, column) cell, 0-based, holding another value."""
+    changed = [row[:] for row in board]
+    for row, column in cells:
+        changed[row][column] = 2 if board[row][column] != 2 else 4
+    return changed
+
+
+def reason_codes(name: str, data: bytes) -> list[dict[str, Any]]:
+    """What ``twenty48 verify --json`` gives as ``reason_codes`` for one sample (SPEC 8.8)."""
+    from twenty48_replay.bulk.batch import verify_raw
+    from twenty48_replay.bulk.sources import RawRecord
+
+    codes: list[dict[str, Any]] = verify_raw(RawRecord(name, 1, data), None)["reason_codes"]
+    return codes
 
 
 BOM = b"\xef\xbb\xbf"
@@ -314,13 +344,26 @@ def main() -> int:
     dump(VECTORS / "spawns.json", {"version": 1, "spawns": spawn_vectors()})
     samples = sample_records(games[0])
     expected = {}
+    codes = {}
     for name, (obj, outcome) in samples.items():
         dump(VECTORS / "records" / f"{name}.json", obj)
         expected[f"{name}.json"] = outcome
+        if outcome == "invalid":
+            data = (VECTORS / "records" / f"{name}.json").read_bytes()
+            codes[f"{name}.json"] = reason_codes(name, data)
     for name, (data, outcome) in reading_records(games[0]).items():
         (VECTORS / "records" / f"{name}.json").write_bytes(data)
         expected[f"{name}.json"] = outcome
     dump(VECTORS / "records" / "expected.json", expected)
+    dump(
+        VECTORS / "records" / "codes.json",
+        {
+            "rule": "SPEC 8.8: the reason_codes of each invalid sample, in order, as "
+            "twenty48 verify --json gives them; in claim.final_board and "
+            "claim.final_board_cell, row and column count from 1 (row 1 is final_board[0])",
+            "codes": codes,
+        },
+    )
     inputs = {}
     for name, (data, read_as, results) in reading_inputs(games[0]).items():
         (VECTORS / "records" / name).write_bytes(data)

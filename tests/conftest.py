@@ -87,14 +87,18 @@ def language(request: pytest.FixtureRequest) -> Any:
 
 @pytest.fixture
 def key_server() -> Iterator[tuple[str, dict[str, Any]]]:
-    """A real HTTP server on a free port; ``routes`` maps a path to (status, body bytes)."""
+    """A real HTTP server on a free port; ``routes`` maps a path to (status, body bytes), or
+    to (status, body bytes, [(header, value), ...]) to send those headers instead of
+    ``Content-Type: application/json`` (Content-Length is always sent)."""
     routes: dict[str, Any] = {}
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
-            status, body = routes.get(self.path, (404, b"{}"))
+            status, body, *given = routes.get(self.path, (404, b"{}"))
+            headers = given[0] if given else [("Content-Type", "application/json")]
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            for name, value in headers:
+                self.send_header(name, value)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)

@@ -265,7 +265,11 @@ def raw_server() -> Iterator[tuple[str, dict[str, Any]]]:
         (b"HELLO\r\n\r\n", "BadStatusLine"),
         (b"HTTP/1.1 200 OK\r\n" + b"X: y\r\n" * 200 + b"\r\n{}", "more than 100 headers"),
         (b"HTTP/1.1 200 OK\r\nX: " + b"a" * 70_000 + b"\r\n\r\n{}", "LineTooLong"),
-        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "IncompleteRead"),
+        (
+            b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\nzz\r\n",
+            "IncompleteRead",
+        ),
         (b"HTTP/1.1 302 Found\r\nLocation: ftp://127.0.0.1:1/k\r\n\r\n", "not http(s)"),
     ],
     ids=["no-status-line", "many-headers", "long-header", "bad-chunk", "redirect-to-ftp"],
@@ -291,7 +295,9 @@ def test_slow_drip_server_is_given_up_after_the_fetch_timeout(
     import time
 
     url, server = raw_server
-    server["bytes"] = b"HTTP/1.1 200 OK\r\nContent-Length: 600\r\n\r\n"
+    server["bytes"] = (
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 600\r\n\r\n"
+    )
     server["drip"] = b" " * 600
     started = time.monotonic()
     result = cli("verify", "--trust", url, str(RECORD), timeout=60)

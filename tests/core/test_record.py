@@ -81,6 +81,7 @@ BAD: list[tuple[str, Any, str]] = [
     ("seed", "\ud800", "UTF-8"),
     ("moves", "LUX", "'X' at move 3"),
     ("moves", "lu", "at move 1"),
+    ("moves", "LU\n", "at move 3"),
     ("moves", "L" * (MAX_MOVES + 1), "limit"),
     ("max_tile", 3, "power of two"),
     ("max_tile", 0, "not a tile"),

@@ -10,7 +10,8 @@ from support import reference_impl as ref
 from support.common import VECTORS, load_json
 
 from twenty48_replay import Board, Record, SpawnRng, replay, verify
-from twenty48_replay.bulk.sources import read_records
+from twenty48_replay.bulk.batch import verify_raw
+from twenty48_replay.bulk.sources import read_raw, read_records
 from twenty48_replay.core.engine import run
 
 GAMES: list[dict[str, Any]] = load_json(VECTORS / "games.json")["games"]
@@ -86,11 +87,12 @@ def test_single_spawns(vector: dict[str, Any]) -> None:
 RECORDS = VECTORS / "records"
 EXPECTED_RECORDS: dict[str, str] = load_json(RECORDS / "expected.json")
 EXPECTED_INPUTS: dict[str, dict[str, Any]] = load_json(RECORDS / "inputs.json")["inputs"]
+EXPECTED_CODES: dict[str, list[dict[str, Any]]] = load_json(RECORDS / "codes.json")["codes"]
 
 
 def test_every_record_vector_has_its_expected_outcome() -> None:
     """SPEC 9.3: each sample is described once, in expected.json or inputs.json."""
-    files = {p.name for p in RECORDS.iterdir()} - {"expected.json", "inputs.json"}
+    files = {p.name for p in RECORDS.iterdir()} - {"expected.json", "inputs.json", "codes.json"}
     assert files == set(EXPECTED_RECORDS) | set(EXPECTED_INPUTS)
     assert not set(EXPECTED_RECORDS) & set(EXPECTED_INPUTS)
     assert all(name.endswith(".json") for name in EXPECTED_RECORDS)
@@ -106,3 +108,24 @@ def test_record_vectors_through_the_library(name: str) -> None:
         assert EXPECTED_RECORDS[name] == "unreadable", item.error
     else:
         assert EXPECTED_RECORDS[name] == ("valid" if verify(item.record).valid else "invalid")
+
+
+def test_codes_json_lists_every_invalid_sample_with_its_reason_codes() -> None:
+    """SPEC 8.8 and 9.3: the codes are what ``verify --json`` gives, in order."""
+    invalid = {name for name, outcome in EXPECTED_RECORDS.items() if outcome == "invalid"}
+    assert set(EXPECTED_CODES) == invalid
+    for name, codes in EXPECTED_CODES.items():
+        (raw,) = read_raw(str(RECORDS / name))
+        assert verify_raw(raw, None)["reason_codes"] == codes, name
+
+
+def test_final_board_rows_and_columns_count_from_one() -> None:
+    """SPEC 8.8: row 1 is final_board[0]; the vectors change [2][3], then [1][2] and [3][0]."""
+    (one,) = EXPECTED_CODES["tampered-final-board-cell.json"]
+    assert one["code"] == "claim.final_board_cell"
+    assert (one["params"]["row"], one["params"]["column"]) == (3, 4)
+    (two,) = EXPECTED_CODES["tampered-final-board.json"]
+    assert two["code"] == "claim.final_board"
+    assert (two["params"]["cells"], two["params"]["row"], two["params"]["column"]) == (2, 2, 3)
+    claimed = load_json(RECORDS / "tampered-final-board-cell.json")["final_board"]
+    assert claimed[2][3] == one["params"]["claimed"]

@@ -261,6 +261,57 @@ def test_cli_verify_trust_key_set_from_a_file_and_a_url(
     assert "marks revoked: the key file was copied off the old host" in human.stdout
 
 
+def test_a_revocation_reason_with_control_characters_is_read_and_carried_as_it_is() -> None:
+    """SPEC 11.6: control characters do not make a document unusable; ``reasons`` and the
+    ``why`` of ``key.revoked`` hold the reason as the document holds it (escaped only when
+    shown to a person: see the next test)."""
+    control = KEYSETS["control_reason"]
+    assert any(ch in control["reason"] for ch in "\t\n\x1b\x07\x7f\x85\u2028\u202e")
+    trusted = load_trusted(str(FAIR / "keysets" / control["key_set"]))
+    assert isinstance(trusted, TrustedKeySet)
+    data = (FAIR / "keysets" / control["file"]).read_bytes()
+    assert verdict(data, trusted) == control["with_key_set"]
+    result = verify_raw(RawRecord("-", 1, data), trusted)
+    assert result["reason_codes"] == control["reason_codes"]
+    (code,) = result["reason_codes"]
+    assert code["params"]["problem"]["params"]["why"] == control["reason"]
+    assert result["reasons"][0].endswith(": " + control["reason"])
+
+
+def test_keys_null_is_a_key_set_that_lists_nothing() -> None:
+    """SPEC 11.6: ``"keys": null`` is refused, never read as a document without ``keys``."""
+    document = load_json(FAIR / "well-known.json")
+    with pytest.raises(KeyFileError, match="keys must be a non-empty array"):
+        read_key_set({**document, "keys": None})
+    (doc,) = [d for d in KEYSETS["documents"] if d["file"] == "bad-keys-null.json"]
+    assert doc["error"] == "keys must be a non-empty array of key entries"
+
+
+def test_a_document_deeper_than_100_levels_is_refused_parsed_or_as_text() -> None:
+    """The play client reads the server's key as parsed JSON (``TrustedKey.from_well_known``):
+    the same limit and words as a key file's text, and as a text deeper than the parser goes."""
+    document: dict[str, Any] = load_json(FAIR / "well-known.json")
+
+    def nested(levels: int) -> Any:
+        value: Any = []
+        for _ in range(levels - 1):
+            value = [value]
+        return value
+
+    words = "not a well-known key document: not JSON this reader accepts: nested too deeply"
+    assert TrustedKey.from_well_known({**document, "x": nested(99)}).key_id == KEY["key_id"]
+    for deep in (nested(100), {"y": nested(99)}, nested(5000)):
+        with pytest.raises(KeyFileError) as info:
+            TrustedKey.from_well_known({**document, "x": deep})
+        assert str(info.value) == words
+    text = json.dumps(document)
+    for levels in (100, 500, 5000):
+        deep_text = text.replace("{", '{"x": ' + "[" * levels + "]" * levels + ",", 1)
+        with pytest.raises(KeyFileError) as info:
+            read_key_file(deep_text.encode(), "FILE")
+        assert str(info.value) == f"FILE: {words}"
+
+
 def test_key_set_document_builds_what_verifiers_read() -> None:
     key = ServerKey.from_private_bytes(bytes.fromhex(KEY["private_key_seed"]))
     other = ServerKey.from_private_bytes(bytes.fromhex(OTHER["private_key_seed"]))
@@ -333,6 +384,37 @@ def test_the_schema_pattern_is_the_readers_pattern() -> None:
         json.loads(f'"{part}"') for part in __import__("re").findall(r'"((?:[^"\\]|\\.)*)"', body)
     ]
     assert "".join(parts) == f"^{TIMESTAMP_PATTERN}$"
+
+
+def test_every_pattern_of_the_schema_refuses_line_breaks() -> None:
+    """A pattern's ``$`` matches before a final newline in Python's ``re`` (which jsonschema
+    uses), PCRE, Java and .NET: each pattern carries ``one_line`` beside it."""
+    patterns: list[dict[str, Any]] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if "pattern" in node and node is not SCHEMA_JSON["$defs"]["one_line"]["not"]:
+                patterns.append(node)
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(SCHEMA_JSON)
+    assert len(patterns) == 5
+    assert all(node.get("$ref") == "#/$defs/one_line" for node in patterns)
+    record = load_json(FAIR / "record.json")
+    assert VALIDATOR.is_valid(record)
+    fields = [("fair", "ended"), ("fair", "started"), ("fair", "key_id"), ("fair", "server_seed")]
+    for where, name in [*fields, (None, "signature"), (None, "moves")]:
+        for end in ("\n", "\r\n", "\r", "\x85", "\u2028", "\u2029"):
+            for before in (False, True):
+                changed = json.loads(json.dumps(record))
+                holder = changed if where is None else changed[where]
+                holder[name] = end + holder[name] if before else holder[name] + end
+                assert not VALIDATOR.is_valid(changed), (name, end)
+                assert verdict(json.dumps(changed).encode(), None)["valid"] is None, (name, end)
 
 
 def test_every_day_from_1599_to_2401_is_accepted_exactly_when_it_exists() -> None:

@@ -58,8 +58,42 @@ for (const d of keySets.documents) {
     } else {
       assert.throws(() => readKeySetFile(bytes), (error) => error instanceof TrustedKeyError && error.message === d.error);
     }
+    // SPEC 11.6: a reader without key sets refuses every document with a keys member.
+    assert.throws(() => readKeyFile(bytes), TrustedKeyError);
   });
 }
+
+test("a revocation reason with control characters is read, and carried as it is (SPEC 11.6)", async () => {
+  const control = keySets.control_reason;
+  const keys = readKeySetFile(readBytes(fair("keysets", control.key_set)));
+  assert.ok(keys instanceof KeySet);
+  assert.ok([..."\t\n\x1b\x07\x7f\x85\u2028\u202e"].every((ch) => control.reason.includes(ch)));
+  const result = verdictJson(await verifyRecord(readBytes(fair("keysets", control.file)), { trustedKey: keys }));
+  assert.deepEqual(pick(result), control.with_key_set);
+  assert.deepEqual(result.reason_codes, control.reason_codes);
+  assert.equal(result.reason_codes[0].params.problem.params.why, control.reason);
+});
+
+test('"keys": null is refused by both readers, never read as a document without keys', () => {
+  const doc = JSON.parse(new TextDecoder().decode(readBytes(fair("well-known.json"))));
+  const withNull = JSON.stringify({ ...doc, keys: null });
+  assert.throws(() => readKeySetFile(withNull), /keys must be a non-empty array of key entries/);
+  assert.throws(() => readKeyFile(withNull), /a key set: read it with key_sets.js/);
+  assert.equal(readKeySetFile(JSON.stringify(doc)).keyId, doc.key_id);
+});
+
+test("a document deeper than 100 levels is refused however deep it goes", () => {
+  const doc = JSON.parse(new TextDecoder().decode(readBytes(fair("well-known.json"))));
+  const nested = (levels) => "[".repeat(levels) + "]".repeat(levels);
+  const text = (x) => JSON.stringify(doc).replace("{", `{"x": ${x},`);
+  const words = "not a well-known key document: not JSON this reader accepts: nested too deeply";
+  assert.equal(readKeySetFile(text(nested(99))).keyId, doc.key_id);
+  assert.equal(readKeyFile(text(nested(99))).keyId, doc.key_id);
+  for (const deep of [nested(100), `{"y": ${nested(99)}}`, nested(500), nested(30000)]) {
+    assert.throws(() => readKeySetFile(text(deep)), (error) => error instanceof TrustedKeyError && error.message === words);
+    assert.throws(() => readKeyFile(text(deep)), (error) => error instanceof TrustedKeyError && error.message === words);
+  }
+});
 
 const keySetText = new TextDecoder().decode(readBytes(fair("keysets", keySets.key_set)));
 const currentPem = new TextDecoder().decode(readBytes(fair("key.pem")));

@@ -9,6 +9,7 @@ const { parseRecord } = await jsModule("record.js");
 const { MAX_INPUT_BYTES } = await jsModule("json.js");
 
 const expected = readJsonFile("schema", "vectors", "records", "expected.json");
+const codes = readJsonFile("schema", "vectors", "records", "codes.json").codes;
 const VERDICT = { valid: true, invalid: false, unreadable: null };
 
 test("expected.json lists the three kinds of sample", () => {
@@ -31,6 +32,13 @@ for (const [file, outcome] of Object.entries(expected)) {
       const fromText = await verifyRecord(new TextDecoder().decode(bytes));
       assert.deepEqual(verdictJson(fromText), verdictJson(verdict));
     }
+  });
+}
+
+for (const [file, want] of Object.entries(codes)) {
+  test(`sample ${file} gives the reason codes of codes.json (SPEC 8.8: rows and columns from 1)`, async () => {
+    const verdict = await verifyRecord(readBytes("schema", "vectors", "records", file));
+    assert.deepEqual(verdictJson(verdict).reason_codes, want);
   });
 }
 

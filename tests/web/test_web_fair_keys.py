@@ -48,6 +48,10 @@ RUN_VECTORS = """async (data) => {
   for (const c of data.times) {
     out.times.push(pick(t.verdictJson(await t.verifyRecord(bytes(c.bytes), {trustedKey: key}))));
   }
+  const control = t.parseTrustedKeySet(bytes(data.control.keySet));
+  const judged = t.verdictJson(
+    await t.verifyRecord(bytes(data.control.record), {trustedKey: control}));
+  out.control = [pick(judged), judged.reason_codes];
   return out;
 }"""
 
@@ -77,6 +81,10 @@ def test_every_new_fair_vector_in_the_browser(browser_page: BrowserPage, tmp_pat
         "keySets": [{"bytes": b64(FAIR / "keysets" / c["file"])} for c in KEYSETS["cases"]],
         "key": b64(FAIR / "key.pem"),
         "times": [{"bytes": b64(FAIR / "timestamps" / c["file"])} for c in times],
+        "control": {
+            "keySet": b64(FAIR / "keysets" / KEYSETS["control_reason"]["key_set"]),
+            "record": b64(FAIR / "keysets" / KEYSETS["control_reason"]["file"]),
+        },
     }
     got = browser_page.page.evaluate(RUN_VECTORS, data)
     assert got["ed25519"] == [[c["key"] == "accepted", c["valid"], c["valid"]] for c in ed]
@@ -87,6 +95,8 @@ def test_every_new_fair_vector_in_the_browser(browser_page: BrowserPage, tmp_pat
     ]
     assert got["keySets"] == [c["with_key_set"] for c in KEYSETS["cases"]]
     assert got["times"] == [c["with_key"] for c in times]
+    control = KEYSETS["control_reason"]
+    assert got["control"] == [control["with_key_set"], control["reason_codes"]]
     assert browser_page.errors == []
 
 

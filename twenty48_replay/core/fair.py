@@ -87,6 +87,7 @@ _SIGNATURE: Final = re.compile(r"[0-9a-f]{128}")
 #: (29 February in leap years of the proleptic Gregorian calendar only), hours 00-23,
 #: minutes and seconds 00-59 (no leap second), offsets -23:59 to +23:59.  The schema's
 #: ``$defs/time`` pattern is this text between ``^`` and ``$`` (a test compares them).
+#: Always matched whole (``fullmatch``): with ``match`` and ``$``, ``...Z\n`` would pass.
 TIMESTAMP_PATTERN: Final = (
     r"(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])"
     r"|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))"

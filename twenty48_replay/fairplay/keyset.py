@@ -46,11 +46,15 @@ from twenty48_replay.core.errors import KeyFileError, RecordError
 from twenty48_replay.core.fair import key_id_of, timestamp_instant, validate_timestamp
 from twenty48_replay.core.i18n import N_
 from twenty48_replay.core.reasons import Param, Reason
+from twenty48_replay.core.record import MAX_NESTING
 from twenty48_replay.fairplay.ed25519 import public_key_problem
 
 ALGORITHM: Final = "Ed25519"
 #: A revocation reason is shown to people: 1 to 500 code points.
 MAX_REASON_LENGTH: Final = 500
+#: Deepest nesting of a well-known document, the document object being level 1 (SPEC 11.6):
+#: the records' limit, so no reader's answer depends on how deep its parser can go.
+MAX_DOCUMENT_NESTING: Final = MAX_NESTING
 ENTRY_KEYS: Final = ("key_id", "public_key", "from", "until", "revoked", "reason")
 _HEX64: Final = re.compile(r"[0-9a-f]{64}")
 
@@ -245,12 +249,33 @@ def _entry(obj: object, index: int) -> KeyPeriod:
     return KeyPeriod(key, since, until, revoked, reason)
 
 
+def _nested_too_deep(obj: list[Any] | Mapping[Any, Any]) -> bool:
+    """Whether a parsed document nests deeper than :data:`MAX_DOCUMENT_NESTING` (iteratively)."""
+    stack: list[tuple[list[Any] | Mapping[Any, Any], int]] = [(obj, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DOCUMENT_NESTING:
+            return True
+        children = item.values() if isinstance(item, Mapping) else item
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (list, Mapping)))
+    return False
+
+
 def read_key_set(obj: object) -> KeySet:
     """Check a parsed well-known document (plain or with ``keys``); raises :class:`KeyFileError`.
 
     Top-level keys other than ``algorithm``, ``key_id``, ``public_key`` and
-    ``keys`` are ignored (SPEC 11.6); everything inside ``keys`` is checked.
+    ``keys`` are ignored (SPEC 11.6), but the whole document, ignored keys
+    included, nests at most :data:`MAX_DOCUMENT_NESTING` levels; everything
+    inside ``keys`` is checked.  ``keys`` present is a key set whatever its
+    value: ``"keys": null`` is refused, never read as a document without keys.
     """
+    if isinstance(obj, (list, Mapping)) and _nested_too_deep(obj):
+        # The words of the parser's own refusal of a deeper text, as the JavaScript reader's
+        # (whose parser stops at 100 levels for a key document).
+        raise KeyFileError(
+            N_("not a well-known key document: {problem}"), problem=Reason("json.too_deep")
+        )
     if not isinstance(obj, Mapping) or obj.get("algorithm") != ALGORITHM:
         raise KeyFileError(N_('not a twenty48 key: expected {"algorithm": "Ed25519", ...}'))
     current = _public_key(obj.get("public_key"), "")

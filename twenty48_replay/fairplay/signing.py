@@ -72,6 +72,12 @@ ALGORITHM: Final = "Ed25519"
 WELL_KNOWN_PATH: Final = "/.well-known/twenty48-key"
 MAX_KEY_FILE_BYTES: Final = 64 * 1024
 FETCH_TIMEOUT: Final = 10.0
+#: Redirects one fetch of a key follows (SPEC 11.6): enough for http -> https -> www.
+MAX_REDIRECTS: Final = 5
+#: The statuses a fetch follows as redirects; any other status but 200 refuses the answer.
+REDIRECT_STATUSES: Final = frozenset({301, 302, 303, 307, 308})
+#: The media type of the well-known document, the only one a fetched answer may have.
+KEY_MEDIA_TYPE: Final = "application/json"
 #: DER prefix of an Ed25519 SubjectPublicKeyInfo (RFC 8410); the raw key follows.
 SPKI_PREFIX: Final = bytes.fromhex("302a300506032b6570032100")
 _PUBLIC_PEM_HEAD: Final = b"-----BEGIN PUBLIC KEY-----"
@@ -489,9 +495,11 @@ def read_key_file(data: bytes, where: str) -> TrustedKey | TrustedKeySet:
 
     At most 64 KiB; UTF-8 (one BOM at the very start ignored); if the first
     character that is not whitespace is ``{`` the text is the well-known
-    document, read as strictly as a record (no duplicate keys, no NaN, ...),
-    a plain key or a key set; otherwise it must hold exactly one PEM public
-    key block.  Every refusal is one :class:`KeyFileError` naming ``where``.
+    document, read as strictly as a record (no duplicate keys, no NaN, ...)
+    and nested at most 100 levels (:func:`~twenty48_replay.fairplay.keyset.read_key_set`
+    checks the parsed document; a deeper one than the parser goes it refuses
+    in the same words), a plain key or a key set; otherwise it must hold
+    exactly one PEM public key block.  Every refusal is one :class:`KeyFileError` naming ``where``.
     """
     try:
         if len(data) > MAX_KEY_FILE_BYTES:
@@ -519,9 +527,10 @@ def load_trusted(path_or_url: str) -> TrustedKey | TrustedKeySet:
 
     For a URL the key comes from ``<url>/.well-known/twenty48-key`` (or the
     URL itself if it already ends so), within 10 s in all and at most
-    64 KiB read; file and answer are read by the same rule
-    (:func:`read_key_file`).  Every failure is one :class:`KeyFileError`
-    line (exit 2).
+    64 KiB read, from an answer SPEC 11.6 accepts (200, ``application/json``,
+    at most 5 redirects, none from https to http: :func:`_download`); file
+    and answer are read by the same rule (:func:`read_key_file`).  Every
+    failure is one :class:`KeyFileError` line (exit 2).
     """
     if path_or_url.lower().startswith(("http://", "https://")):
         return _fetch(path_or_url)
@@ -574,39 +583,68 @@ def _fetch(url: str) -> TrustedKey | TrustedKeySet:
 
 
 def _download(target: str) -> bytes:
-    """The body at ``target`` (at most MAX_KEY_FILE_BYTES + 1 bytes read), or KeyFileError.
+    """The key's body at ``target`` (at most MAX_KEY_FILE_BYTES + 1 bytes), or KeyFileError.
+
+    SPEC 11.6 says which answers a fetch accepts, so that every verifier
+    gets the same key or the same refusal from the same server: status 200
+    with one ``Content-Type`` of media type ``application/json`` and no
+    compression; 301, 302, 303, 307 and 308 are followed here (urllib's own
+    redirect handling is switched off: it would follow ten, to ftp, and
+    from https down to http), at most :data:`MAX_REDIRECTS` times, to http
+    or https URLs only and never from https back to plain http.  Anything
+    else is one error line.
+    """
+    import urllib.request
+
+    class NoRedirects(urllib.request.HTTPRedirectHandler):
+        """Hands every redirect back as an HTTPError, for the loop below to judge."""
+
+        def http_error_302(self, req: Any, fp: Any, code: int, msg: str, headers: Any) -> None:
+            return None
+
+        http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
+
+    opener = urllib.request.build_opener(NoRedirects)
+    url = target
+    for hops in range(MAX_REDIRECTS + 1):
+        answer = _get(opener, url, target)
+        if isinstance(answer, bytes):
+            return answer
+        status, location = answer
+        if hops == MAX_REDIRECTS:
+            break
+        url = _redirected(url, status, location, target)
+    raise KeyFileError(
+        N_("cannot fetch the key from {target}: more than {limit} redirects"),
+        target=target,
+        limit=MAX_REDIRECTS,
+    )
+
+
+def _get(opener: Any, url: str, target: str) -> bytes | tuple[int, str | None]:
+    """One GET of ``url``: the accepted answer's body, or a redirect's (status, Location).
 
     ``http.client`` reports a malformed answer (no status line, more than
     100 headers, a header line over 64 KiB, a broken chunk) with
     ``HTTPException``, which is not an ``OSError``: it is caught here, so a
-    hostile server gives one error line, not a traceback.  Redirects are
-    followed only to http(s) URLs (urllib would also follow one to ftp).
+    hostile server gives one error line, not a traceback.
     """
     import http.client
     import urllib.error
     import urllib.request
 
-    class HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
-        def redirect_request(
-            self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str
-        ) -> urllib.request.Request | None:
-            if not newurl.lower().startswith(("http://", "https://")):
-                raise KeyFileError(
-                    N_(
-                        "cannot fetch the key from {target}: redirected to a URL that is not "
-                        "http(s): {url}"
-                    ),
-                    target=target,
-                    url=newurl,
-                )
-            return super().redirect_request(req, fp, code, msg, headers, newurl)
-
-    opener = urllib.request.build_opener(HttpOnlyRedirects)
-    request = urllib.request.Request(target, headers={"Accept": "application/json"})
+    request = urllib.request.Request(url, headers={"Accept": KEY_MEDIA_TYPE})
     try:
         with opener.open(request, timeout=FETCH_TIMEOUT) as response:
+            _check_answer(response.status, response.headers, target)
             data: bytes = response.read(MAX_KEY_FILE_BYTES + 1)
+            return data
     except urllib.error.HTTPError as exc:
+        try:
+            if exc.code in REDIRECT_STATUSES:
+                return exc.code, exc.headers.get("Location")
+        finally:
+            exc.close()
         raise KeyFileError(
             N_("cannot fetch the key from {target}: HTTP {status}"), target=target, status=exc.code
         ) from None
@@ -617,4 +655,76 @@ def _download(target: str) -> bytes:
         raise KeyFileError(
             N_("cannot fetch the key from {target}: {error}"), target=target, error=reason
         ) from None
-    return data  # over MAX_KEY_FILE_BYTES: read_key_file refuses it, as it refuses a file
+
+
+def _check_answer(status: int, headers: Any, target: str) -> None:
+    """Refuse an answer other than 200, ``application/json``, uncompressed (SPEC 11.6)."""
+    if status != 200:
+        raise KeyFileError(
+            N_("cannot fetch the key from {target}: HTTP {status}"), target=target, status=status
+        )
+    types = headers.get_all("Content-Type") or []
+    if len(types) != 1:
+        raise KeyFileError(
+            N_(
+                "cannot fetch the key from {target}: the answer has {count} Content-Type "
+                "headers; a key is served with one, application/json"
+            ),
+            target=target,
+            count=len(types),
+        )
+    media = types[0].split(";", 1)[0].strip(" \t").lower()
+    if media != KEY_MEDIA_TYPE:
+        raise KeyFileError(
+            N_("cannot fetch the key from {target}: the answer is {media}, not application/json"),
+            target=target,
+            media=repr(types[0]),
+        )
+    codings = [
+        coding.strip(" \t").lower()
+        for value in headers.get_all("Content-Encoding") or []
+        for coding in value.split(",")
+    ]
+    if any(coding not in ("", "identity") for coding in codings):
+        raise KeyFileError(
+            N_(
+                "cannot fetch the key from {target}: the answer is compressed ({coding}); "
+                "a key is served as it is"
+            ),
+            target=target,
+            coding=", ".join(codings),
+        )
+
+
+def _redirected(url: str, status: int, location: str | None, target: str) -> str:
+    """Where a redirect from ``url`` leads, if SPEC 11.6 lets a fetch follow it."""
+    from urllib.parse import urljoin, urlsplit
+
+    if location is None or not location.strip():
+        raise KeyFileError(
+            N_("cannot fetch the key from {target}: HTTP {status} redirects without a Location"),
+            target=target,
+            status=status,
+        )
+    try:
+        new = urljoin(url, location.strip())
+        scheme = urlsplit(new).scheme.lower()
+    except ValueError as exc:
+        raise KeyFileError(
+            N_("cannot fetch the key from {target}: {error}"), target=target, error=exc
+        ) from None
+    if scheme not in ("http", "https"):
+        raise KeyFileError(
+            N_(
+                "cannot fetch the key from {target}: redirected to a URL that is not http(s): {url}"
+            ),
+            target=target,
+            url=new,
+        )
+    if scheme == "http" and urlsplit(url).scheme.lower() == "https":
+        raise KeyFileError(
+            N_("cannot fetch the key from {target}: redirected from https to plain http: {url}"),
+            target=target,
+            url=new,
+        )
+    return new

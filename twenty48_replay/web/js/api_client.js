@@ -8,7 +8,8 @@
 //   apiFinish(id, token)             POST /api/games/{id}/finish -> reveals the server seed
 //   apiGame(id)                      GET  /api/games/{id}       -> the public state (server seed once finished)
 //   apiRecordBytes(id)               GET  /api/games/{id}/record -> the signed record's bytes (for verify.js)
-//   apiKey()                         GET  /.well-known/twenty48-key
+//   apiKeyBytes()                    GET  /.well-known/twenty48-key -> the answer's bytes, for
+//                                    key_sets.js's readKeySetFile (the key-file rule, SPEC 11.6)
 //   apiLeaderboard(limit)            GET  /api/leaderboard
 //   apiRandomClientSeed()            32 lowercase hex characters from crypto.getRandomValues
 //   apiListen(listener)              listener(request, sent, status, answer) hears every JSON
@@ -272,8 +273,8 @@ export async function apiRecordBytes(id) {
   return (await apiExchange("GET", "/api/games/" + id + "/record", null, null)).bytes;
 }
 
-export function apiKey() {
-  return apiCall("GET", "/.well-known/twenty48-key");
+export async function apiKeyBytes() {
+  return (await apiExchange("GET", "/.well-known/twenty48-key", null, null)).bytes;
 }
 
 export function apiLeaderboard(limit = 100) {

@@ -19,8 +19,11 @@
 //                                    8.8; the codes of twenty48_replay/core/record.py), .message
 //                                    its English text
 //   class JsonFloat {value, text}    class JsonBigInt {text, long}
-//   readJson(input)                  input: a string, or a Uint8Array / ArrayBuffer of UTF-8;
+//   readJson(input, maxDepth = 994)  input: a string, or a Uint8Array / ArrayBuffer of UTF-8;
 //                                    one BOM at the very start is skipped; throws JsonError
+//                                    (json.too_deep past maxDepth levels of arrays and objects:
+//                                    a record's parser goes as deep as the reference's, a key
+//                                    document's 100, SPEC 11.6)
 //   countValues(text)                the reference's count of JSON values (SPEC 7)
 //   shortNumberReason(text)          a long number as the reference shows it in messages, as a
 //                                    reason (value.digits / value.long_digits)
@@ -182,10 +185,11 @@ const JSON_ESCAPES = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n"
 const JSON_ZERO = /^-?[0.]*(?:[eE].*)?$/s;
 
 class JsonParser {
-  constructor(text) {
+  constructor(text, maxDepth) {
     this.s = text;
     this.n = text.length;
     this.depth = 0;
+    this.max = maxDepth;
   }
 
   space(i) {
@@ -204,7 +208,7 @@ class JsonParser {
         return this.string(i + 1);
       case "{":
       case "[":
-        if (++this.depth > JSON_MAX_DEPTH) {
+        if (++this.depth > this.max) {
           throw new JsonError(reason("json.too_deep"));
         }
         try {
@@ -403,7 +407,7 @@ function jsonLocate(text, pos) {
   return [line, column];
 }
 
-export function readJson(input) {
+export function readJson(input, maxDepth = JSON_MAX_DEPTH) {
   let text;
   if (typeof input === "string") text = jsonPrepareText(input);
   else if (input instanceof Uint8Array || input instanceof ArrayBuffer) text = jsonDecodeBytes(input);
@@ -412,7 +416,7 @@ export function readJson(input) {
     if (text.charCodeAt(0) === 0xfeff) {
       throw new JsonSyntax(reason("text", { text: "Unexpected UTF-8 BOM (decode using utf-8-sig)" }), 0);
     }
-    const parser = new JsonParser(text);
+    const parser = new JsonParser(text, maxDepth);
     const [value, end] = parser.value(parser.space(0));
     const after = parser.space(end);
     if (after !== text.length) throw new JsonSyntax("json.extra_data", after);

@@ -39,7 +39,7 @@ import {
   ApiUnusable,
   apiFinish,
   apiGame,
-  apiKey,
+  apiKeyBytes,
   apiListen,
   apiMove,
   apiNewGame,
@@ -50,7 +50,7 @@ import {
 } from "./api_client.js";
 import { BoardView } from "./board_view.js";
 import { commitmentOf } from "./fair.js";
-import { parseTrustedKeySet } from "./key_sets.js";
+import { readKeySetFile } from "./key_sets.js";
 import { TrustedKeyError } from "./trusted_keys.js";
 import { Witness, WitnessUnfair, WitnessUnusable } from "./play_witness.js";
 import { pageTranslate, say } from "./page_words.js";
@@ -494,8 +494,9 @@ class PlayPage {
       }
       serverSeed = await witness.revealed(view);
       // The server publishes a key set (its keys over time): the record must be signed by a
-      // listed key, not revoked, in use when the game ended (SPEC 11.6), as verify --trust URL.
-      const key = parseTrustedKeySet(await apiKey());
+      // listed key, not revoked, in use when the game ended (SPEC 11.6), as verify --trust URL,
+      // and the answer is read by the same rule as a key file (64 KiB, 100 levels deep).
+      const key = readKeySetFile(await apiKeyBytes());
       await witness.checkRecord(await apiRecordBytes(game.id), key);
       this.root.dataset.fair = "checked";
     } catch (error) {

@@ -3,9 +3,10 @@
 // One rule for every key file and fetched document, as the reference's signing.read_key_file:
 // at most 65,536 bytes of UTF-8, one BOM at the very start ignored; if the first character that
 // is not whitespace is "{", the text is the well-known document, read as strictly as a record
-// (json.js: no duplicate keys, no NaN); otherwise the text must hold exactly one PEM PUBLIC KEY
-// block (text before and after it is ignored, any other boundary line is refused).  Messages
-// are the reference's (twenty48_replay/fairplay/signing.py and keyset.py).
+// (json.js: no duplicate keys, no NaN) and nested at most 100 levels; otherwise the text must
+// hold exactly one PEM PUBLIC KEY block (text before and after it is ignored, any other
+// boundary line is refused).  Messages are the reference's (twenty48_replay/fairplay/signing.py
+// and keyset.py).
 //
 // A document that lists keys (a key set, for rotation) is read by key_sets.js, which passes
 // its reader in as readSet: this module stays small, because verify.js (whose bundle has a
@@ -20,7 +21,9 @@
 //   keyIdOf(publicKey)                      first 16 hex of SHA-256 of the 32-byte key
 //   readKeyFile(input, readSet = null)      the file's bytes (Uint8Array) or text -> trusted key
 //   readDocument(doc, readSet = null)       a parsed document (Map or plain object) -> trusted key;
-//                                           readSet(map, currentKey) gets it as a Map
+//                                           readSet(map, currentKey) gets it as a Map.  Its depth
+//                                           is not checked here: a document read from text
+//                                           (readKeyFile) is parsed with the limit of 100 levels
 //   documentPublicKey(value, where)         a "public_key" value checked (hex, canonical, not of
 //                                           small order) -> Uint8Array(32); for key_sets.js
 //   parseTrustedKeys(key, readSet = null)   key: a trusted key (returned as is), a Uint8Array(32)
@@ -133,7 +136,7 @@ export function readKeyFile(input, readSet = null) {
   if (!/^[ \t\r\n]*\{/.test(text)) return keysPem(text);
   let doc;
   try {
-    doc = readJson(text);
+    doc = readJson(text, 100); // SPEC 11.6: a key document nests at most 100 levels
   } catch (error) {
     if (!(error instanceof JsonError)) throw error;
     keysFail("not a well-known key document: {problem}", { problem: error.problem || error.message });
