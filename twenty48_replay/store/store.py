@@ -32,7 +32,7 @@ from twenty48_replay.core.record import Record
 from twenty48_replay.core.replay import VerifyResult, verify
 from twenty48_replay.core.timestamps import iso_ms, now_ms
 from twenty48_replay.store import connection as conn
-from twenty48_replay.store import dialects, reads, schema, servers, writes
+from twenty48_replay.store import dialects, log_chain, reads, schema, servers, writes
 from twenty48_replay.store.backup import BackupReport, sqlite_backup
 from twenty48_replay.store.legacy import OLDER
 from twenty48_replay.store.reads import ANY_PLAYER, GameFilter, GameInfo, PlayerFilter, Stats
@@ -50,11 +50,16 @@ class ImportOutcome:
 
 @attrs.frozen(slots=True)
 class CheckReport:
-    """Result of :meth:`Store.check`: every difference found, and the integrity check."""
+    """Result of :meth:`Store.check`: every difference found, and the integrity check.
+
+    ``chains``: the chained logs' heads (None for a schema before the chains,
+    or one too damaged to read them), to compare with heads written down earlier.
+    """
 
     games: int
     moves: int
     problems: tuple[str, ...]
+    chains: log_chain.ChainReport | None = None
 
     @property
     def healthy(self) -> bool:
@@ -387,7 +392,9 @@ class Store:
             actual = schema.actual(connection)
             problems.extend(
                 f"schema: {line}"
-                for line in schema.differences(schema.expected(connection, definition), actual)
+                for line in schema.differences(
+                    schema.expected(connection, definition, version or SCHEMA_VERSION), actual
+                )
             )
             has_digests = (version or 0) >= 2 and ("table", log_digests.name) in actual
             # Rows are read only from real tables: a view named ``games`` or
@@ -414,10 +421,31 @@ class Store:
                     problems.extend(f"game {game_id}: {line}" for line in found)
             except SQLAlchemyError as exc:
                 problems.append(f"cannot read the games: {conn.driver_error(exc, self.name)}")
+            chains = None
+            if version == SCHEMA_VERSION:
+                try:
+                    chains = log_chain.verify(connection)
+                    problems.extend(problem.describe() for problem in chains.problems)
+                except SQLAlchemyError as exc:
+                    problems.append(
+                        f"cannot read the chained logs: {conn.driver_error(exc, self.name)}"
+                    )
             try:
                 problems.extend(
                     f"integrity check: {line}" for line in dialects.integrity_check(connection)
                 )
             except SQLAlchemyError as exc:
                 problems.append(f"integrity check failed: {conn.driver_error(exc, self.name)}")
-        return CheckReport(games, total_moves, tuple(problems))
+        return CheckReport(games, total_moves, tuple(problems), chains)
+
+    def chains(self) -> log_chain.ChainReport:
+        """Follow the moderation log's and the key history's chains (:mod:`.log_chain`)."""
+        with self.reading() as connection:
+            return log_chain.verify(connection)
+
+    def require_intact_chains(self) -> log_chain.ChainReport:
+        """The chains' heads, or :class:`StoreError` (one line, exit 2) at the first break."""
+        report = self.chains()
+        if report.problems:
+            raise report.problems[0].refusal(self.name)
+        return report

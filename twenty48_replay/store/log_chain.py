@@ -1,0 +1,269 @@
+"""The moderation log and the key history as hash chains: a rewrite shows, whoever made it.
+
+Triggers refuse UPDATE, DELETE and REPLACE on both logs, but only to those
+who cannot drop or disable them: the owner of an SQLite file can do
+anything to it, and on PostgreSQL the table's owner may ``ALTER TABLE ...
+DISABLE TRIGGER``.  So each row carries ``chain``, the SHA-256 of the
+previous row's ``chain`` and the row's own content (:func:`canonical_bytes`,
+the one definition of that content), the first row's previous being
+:data:`GENESIS`, as a certificate-transparency log chains its entries:
+
+* a row changed, inserted, removed or moved breaks the chain at that row or
+  the one after it (:func:`verify` names them);
+* a row removed at the end leaves a chain that still links, so
+  ``log_heads`` keeps each log's length and newest ``chain``, written in the
+  same transaction as every row: the end must meet it;
+* someone who rewrites a log, recomputes every ``chain`` after it and
+  rewrites ``log_heads`` to match leaves a consistent database, and only a
+  head kept outside it tells: ``/readyz``, ``twenty48 check``, serve's start
+  line and ``twenty48 backup`` publish each log's length and head, for the
+  operator to write down and compare (docs/operating.md).
+
+Appends take the log's ``log_heads`` row first, locked (``FOR UPDATE`` on
+PostgreSQL; SQLite's write transactions are serial already), so two
+processes appending at once chain one after the other.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any, Final
+
+import attrs
+from sqlalchemy import Column, Table, func, select, update
+from sqlalchemy.engine import Connection
+
+from twenty48_replay.core.errors import StoreError
+from twenty48_replay.core.i18n import N_
+from twenty48_replay.store.tables import key_events, log_heads, moderation_log
+
+#: The previous ``chain`` of a log's first row.
+GENESIS: Final = "0" * 64
+#: Rows read at a time when a log is checked (memory stays bounded whatever its size).
+BATCH: Final = 500
+#: The column every chained table carries.
+CHAIN_COLUMN: Final = "chain"
+
+
+@attrs.frozen
+class ChainedLog:
+    """A table kept as a chain: ``name`` (the table's, and the log's in ``log_heads``),
+    and ``order``, the column that numbers its rows."""
+
+    table: Table
+    order: Column[int]
+
+    @property
+    def name(self) -> str:
+        return self.table.name
+
+    def content_columns(self) -> list[str]:
+        """The columns a row's content is made of: all but ``chain``, in the table's order."""
+        return [column.name for column in self.table.columns if column.name != CHAIN_COLUMN]
+
+
+KEY_HISTORY: Final = ChainedLog(key_events, key_events.c.seq)
+MODERATION_LOG: Final = ChainedLog(moderation_log, moderation_log.c.id)
+LOGS: Final = (KEY_HISTORY, MODERATION_LOG)
+
+
+def canonical_bytes(log: ChainedLog, row: Mapping[str, Any]) -> bytes:
+    """A row's content as the chain hashes it: a JSON array, ASCII, no spaces.
+
+    The log's name, then every column but ``chain`` in the table's order,
+    with the values as the store reads them back (text unescaped, numbers as
+    integers, NULL as null).  A value of a type the column never holds (a
+    hand-edited SQLite file) is written as its type and ``repr``, so it
+    hashes as something else and breaks the chain instead of an error.
+    """
+    values = [log.name, *(row[name] for name in log.content_columns())]
+    return json.dumps(values, ensure_ascii=True, separators=(",", ":"), default=_odd).encode()
+
+
+def _odd(value: object) -> dict[str, str]:
+    return {"type": type(value).__name__, "repr": repr(value)}
+
+
+def link(previous: str, log: ChainedLog, row: Mapping[str, Any]) -> str:
+    """The ``chain`` of ``row`` after a row whose ``chain`` is ``previous``."""
+    digest = hashlib.sha256(previous.encode("utf-8", "surrogatepass"))
+    digest.update(b"\n")
+    digest.update(canonical_bytes(log, row))
+    return digest.hexdigest()
+
+
+@attrs.frozen
+class Head:
+    """A log's length and newest ``chain`` (:data:`GENESIS` while it is empty)."""
+
+    log: str
+    length: int
+    head: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {"rows": self.length, "head": self.head}
+
+
+@attrs.frozen
+class ChainProblem:
+    """Where a log stops being the chain it was written as.
+
+    ``position``: the first row (``seq`` or ``id``) that does not follow
+    from the one before it, with ``more`` such rows after it; or None when
+    every row follows but the end is not the recorded head (``found`` and
+    ``recorded``; ``recorded`` None when the log has no head row).
+    """
+
+    log: str
+    position: int | None = None
+    more: int = 0
+    found: Head | None = None
+    recorded: Head | None = None
+
+    def describe(self) -> str:
+        """One line for ``twenty48 check`` (its findings are in English, as the schema's)."""
+        if self.position is not None:
+            line = (
+                f"{self.log}: row {self.position} does not follow the hash chain (it or the row "
+                "before it was changed, inserted, removed or moved)"
+            )
+            return line + (f", and {self.more} more rows after it" if self.more else "")
+        assert self.found is not None
+        if self.recorded is None:
+            return f"{self.log}: no recorded head in log_heads (the row was removed)"
+        return (
+            f"{self.log}: {self.found.length} rows ending in {self.found.head}, but the recorded "
+            f"head is {self.recorded.length} rows ending in {self.recorded.head} (rows removed "
+            "at the end, or the head rewritten)"
+        )
+
+    def refusal(self, db: str) -> StoreError:
+        """Why a server will not run on this database, one line in the reader's language."""
+        if self.position is not None:
+            return StoreError(
+                N_(
+                    "{db}: {log} does not follow its hash chain at row {row} (rows changed, "
+                    "inserted, removed or moved behind the program's back); refusing to use it "
+                    "('twenty48 check' lists every problem)"
+                ),
+                db=db,
+                log=self.log,
+                row=self.position,
+            )
+        return StoreError(
+            N_(
+                "{db}: {log} does not end at its recorded head (rows removed at its end, or "
+                "the head rewritten); refusing to use it ('twenty48 check' lists every problem)"
+            ),
+            db=db,
+            log=self.log,
+        )
+
+
+@attrs.frozen
+class ChainReport:
+    """Each log's head as its rows give it, and every place a chain is broken."""
+
+    heads: tuple[Head, ...]
+    problems: tuple[ChainProblem, ...]
+
+    @property
+    def intact(self) -> bool:
+        return not self.problems
+
+    def as_json(self) -> dict[str, Any]:
+        """``{"key_events": {"rows": N, "head": HEX}, "moderation_log": {...}}``."""
+        return {head.log: head.as_json() for head in self.heads}
+
+
+# ------------------------------------------------------------------ writing
+
+
+def append(connection: Connection, log: ChainedLog, values: Mapping[str, Any]) -> int:
+    """Insert one row at the end of ``log``, chained; returns its number (``seq``, ``id``).
+
+    ``values`` are the row's columns but ``chain`` (one left out is NULL);
+    without the numbering column the row gets the number after the highest.
+    A row whose number is taken is refused by the database (the caller's
+    transaction fails), as before the chain.
+    """
+    recorded = connection.execute(
+        select(log_heads.c.length, log_heads.c.head)
+        .where(log_heads.c.log == log.name)
+        .with_for_update()
+    ).first()
+    if recorded is None:
+        raise StoreError(
+            N_("{log} has no recorded head (log_heads); 'twenty48 check' says more"), log=log.name
+        )
+    row = {name: values.get(name) for name in log.content_columns()}
+    position = row[log.order.name]
+    if position is None:
+        highest = connection.execute(select(func.max(log.order))).scalar()
+        position = row[log.order.name] = int(highest or 0) + 1
+    chain = link(str(recorded.head), log, row)
+    connection.execute(log.table.insert().values(**row, **{CHAIN_COLUMN: chain}))
+    connection.execute(
+        update(log_heads)
+        .where(log_heads.c.log == log.name)
+        .values(length=log_heads.c.length + 1, head=chain)
+    )
+    return int(position)
+
+
+def start(connection: Connection) -> None:
+    """Record each log's head as its rows are (a new database; an upgrade, after chaining)."""
+    for log in LOGS:
+        length, head = 0, GENESIS
+        for row in rows(connection, log):
+            length, head = length + 1, str(row[CHAIN_COLUMN])
+        connection.execute(log_heads.insert().values(log=log.name, length=length, head=head))
+
+
+def rows(connection: Connection, log: ChainedLog) -> Iterator[Mapping[str, Any]]:
+    """Every row of ``log`` in order, :data:`BATCH` at a time (keyset pages)."""
+    after: int | None = None
+    while True:
+        query = select(log.table).order_by(log.order).limit(BATCH)
+        if after is not None:
+            query = query.where(log.order > after)
+        page = [dict(row) for row in connection.execute(query).mappings()]
+        yield from page
+        if len(page) < BATCH:
+            return
+        after = page[-1][log.order.name]
+
+
+# ------------------------------------------------------------------ checking
+
+
+def verify(connection: Connection) -> ChainReport:
+    """Follow each log's chain from its first row and compare its end with ``log_heads``.
+
+    Reads every row of both logs (a few per rotation, revocation or
+    moderation action), :data:`BATCH` at a time.
+    """
+    recorded = {
+        str(row.log): Head(str(row.log), int(row.length), str(row.head))
+        for row in connection.execute(select(log_heads))
+    }
+    heads: list[Head] = []
+    problems: list[ChainProblem] = []
+    for log in LOGS:
+        previous, length, broken = GENESIS, 0, []
+        for row in rows(connection, log):
+            length += 1
+            stored = row[CHAIN_COLUMN]
+            if stored != link(previous, log, row):
+                broken.append(row[log.order.name])
+            previous = stored if isinstance(stored, str) else repr(stored)
+        found = Head(log.name, length, previous)
+        heads.append(found)
+        if broken:
+            problems.append(ChainProblem(log.name, int(broken[0]), more=len(broken) - 1))
+        mark = recorded.get(log.name)
+        if mark != found:
+            problems.append(ChainProblem(log.name, found=found, recorded=mark))
+    return ChainReport(tuple(heads), tuple(problems))
