@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
 import attrs
@@ -105,6 +105,25 @@ class Head:
     def as_json(self) -> dict[str, Any]:
         return {"rows": self.length, "head": self.head}
 
+    def text(self) -> str:
+        """``LOG:ROWS:HEAD``, as ``twenty48 check --head`` takes it back."""
+        return f"{self.log}:{self.length}:{self.head}"
+
+
+def parse_head(text: str) -> Head | None:
+    """A head written down as ``LOG:ROWS:HEAD`` (:meth:`Head.text`), or None if it is not one."""
+    parts = text.strip().split(":")
+    if len(parts) != 3:
+        return None
+    log, rows_text, head = parts
+    if log not in {chained.name for chained in LOGS}:
+        return None
+    if not (rows_text.isascii() and rows_text.isdigit() and len(rows_text) <= 15):
+        return None
+    if len(head) != len(GENESIS) or not all(c in "0123456789abcdef" for c in head):
+        return None
+    return Head(log, int(rows_text), head)
+
 
 @attrs.frozen
 class ChainProblem:
@@ -113,7 +132,9 @@ class ChainProblem:
     ``position``: the first row (``seq`` or ``id``) that does not follow
     from the one before it, with ``more`` such rows after it; or None when
     every row follows but the end is not the recorded head (``found`` and
-    ``recorded``; ``recorded`` None when the log has no head row).
+    ``recorded``; ``recorded`` None when the log has no head row); or
+    ``written``, a head written down earlier that this chain does not pass
+    through.
     """
 
     log: str
@@ -121,9 +142,16 @@ class ChainProblem:
     more: int = 0
     found: Head | None = None
     recorded: Head | None = None
+    written: Head | None = None
 
     def describe(self) -> str:
         """One line for ``twenty48 check`` (its findings are in English, as the schema's)."""
+        if self.written is not None:
+            return (
+                f"{self.log}: the head written down ({self.written.length} rows, "
+                f"{self.written.head}) is not on this chain (rows up to it were rewritten, "
+                "or removed)"
+            )
         if self.position is not None:
             line = (
                 f"{self.log}: row {self.position} does not follow the hash chain (it or the row "
@@ -141,6 +169,16 @@ class ChainProblem:
 
     def refusal(self, db: str) -> StoreError:
         """Why a server will not run on this database, one line in the reader's language."""
+        if self.written is not None:
+            return StoreError(
+                N_(
+                    "{db}: {log} does not pass through the head written down ({rows} rows); "
+                    "refusing to use it ('twenty48 check' lists every problem)"
+                ),
+                db=db,
+                log=self.log,
+                rows=self.written.length,
+            )
         if self.position is not None:
             return StoreError(
                 N_(
@@ -239,11 +277,13 @@ def rows(connection: Connection, log: ChainedLog) -> Iterator[Mapping[str, Any]]
 # ------------------------------------------------------------------ checking
 
 
-def verify(connection: Connection) -> ChainReport:
+def verify(connection: Connection, written: Sequence[Head] = ()) -> ChainReport:
     """Follow each log's chain from its first row and compare its end with ``log_heads``.
 
-    Reads every row of both logs (a few per rotation, revocation or
-    moderation action), :data:`BATCH` at a time.
+    ``written``: heads written down earlier (:func:`parse_head`): the chain
+    must pass through each (its row number ROWS must carry that ``chain``),
+    however many rows were added since.  Reads every row of both logs (a few
+    per rotation, revocation or moderation action), :data:`BATCH` at a time.
     """
     recorded = {
         str(row.log): Head(str(row.log), int(row.length), str(row.head))
@@ -252,13 +292,20 @@ def verify(connection: Connection) -> ChainReport:
     heads: list[Head] = []
     problems: list[ChainProblem] = []
     for log in LOGS:
+        wanted = {head.length: head for head in written if head.log == log.name}
         previous, length, broken = GENESIS, 0, []
+        missed = [head for head in wanted.values() if head.length == 0 and head.head != GENESIS]
         for row in rows(connection, log):
             length += 1
             stored = row[CHAIN_COLUMN]
             if stored != link(previous, log, row):
                 broken.append(row[log.order.name])
             previous = stored if isinstance(stored, str) else repr(stored)
+            mark = wanted.get(length)
+            if mark is not None and mark.head != previous:
+                missed.append(mark)
+        missed += [head for head in wanted.values() if head.length > length]
+        problems += [ChainProblem(log.name, written=head) for head in missed]
         found = Head(log.name, length, previous)
         heads.append(found)
         if broken:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, suppress
 from pathlib import Path
 
@@ -368,11 +368,13 @@ class Store:
 
     # ------------------------------------------------------------------ check
 
-    def check(self) -> CheckReport:
+    def check(self, written: Sequence[log_chain.Head] = ()) -> CheckReport:
         """Compare the schema with ours, each game's rows, log and projection, and the file.
 
         Reads only (open the store with ``read_only=True`` to inspect a
         database that is refused for use); every finding is one line.
+        ``written``: log heads written down earlier, which the chains must
+        pass through (:func:`~twenty48_replay.store.log_chain.verify`).
         """
         problems: list[str] = []
         games = total_moves = 0
@@ -422,9 +424,11 @@ class Store:
             except SQLAlchemyError as exc:
                 problems.append(f"cannot read the games: {conn.driver_error(exc, self.name)}")
             chains = None
+            if written and version != SCHEMA_VERSION:
+                problems.append("no log heads to compare: the schema has no chained logs")
             if version == SCHEMA_VERSION:
                 try:
-                    chains = log_chain.verify(connection)
+                    chains = log_chain.verify(connection, written)
                     problems.extend(problem.describe() for problem in chains.problems)
                 except SQLAlchemyError as exc:
                     problems.append(

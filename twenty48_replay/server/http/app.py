@@ -190,11 +190,12 @@ async def healthz(_request: Request, _server: Server) -> Response:
 
 
 async def readyz(_request: Request, server: Server) -> Response:
-    """The database answers and the writer takes jobs (:mod:`.health`); else 503 and why."""
+    """The database answers, the writer takes jobs and the logs' chains hold (:mod:`.health`);
+    else 503 and why.  Ready, it publishes the chains' heads."""
     reason = await server.readiness.reason()
     if reason is not None:
         return error_response(503, reason)
-    return JSON({"status": "ready"})
+    return JSON({"status": "ready", "chains": server.readiness.heads})
 
 
 async def metrics_page(request: Request, server: Server) -> Response:
