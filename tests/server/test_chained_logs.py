@@ -78,12 +78,12 @@ def get_json(url: str, path: str) -> tuple[int, Any]:
 def as_owner(db: str, *statements: str) -> None:
     """Statements run as the database's owner, on a connection of its own (the sqlite3 shell)."""
     if is_sqlite(db):
-        connection = sqlite3.connect(db, isolation_level=None)
+        shell = sqlite3.connect(db, isolation_level=None)
         try:
             for statement in statements:
-                connection.execute(statement)
+                shell.execute(statement)
         finally:
-            connection.close()
+            shell.close()
         return
     engine = create_engine(db)
     try:
