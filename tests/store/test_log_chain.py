@@ -216,3 +216,28 @@ def test_the_canonical_bytes_are_defined_once() -> None:
     assert log_chain.canonical_bytes(log_chain.MODERATION_LOG, row) == (
         b'["moderation_log",3,5,"\\u00e9\\ud800","ban",null,null,null,"x"]'
     )
+
+
+def test_appends_from_many_processes_at_once_chain_one_after_another(db_url: str) -> None:
+    """Each writer takes the log's head row first (FOR UPDATE on PostgreSQL; SQLite's write
+    lock), so concurrent bans are numbered and chained in one order, none lost."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    Store(db_url).close()  # made once, before the writers
+
+    def ban(writer: int) -> None:
+        with Store(db_url) as store:
+            for n in range(5):
+                player_store.moderate(
+                    store, "ban", actor=f"w{writer}", reason="r", now_ms=n, player=f"p{writer}-{n}"
+                )
+
+    with ThreadPoolExecutor(6) as pool:
+        list(pool.map(ban, range(6)))
+    with Store(db_url) as store:
+        report = store.chains()
+    assert report.intact, report.problems
+    assert report.as_json()["moderation_log"]["rows"] == 30
+    assert [r[0] for r in fetch(db_url, "SELECT id FROM moderation_log ORDER BY id")] == list(
+        range(1, 31)
+    )

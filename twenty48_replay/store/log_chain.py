@@ -17,7 +17,8 @@ the one definition of that content), the first row's previous being
   rewrites ``log_heads`` to match leaves a consistent database, and only a
   head kept outside it tells: ``/readyz``, ``twenty48 check``, serve's start
   line and ``twenty48 backup`` publish each log's length and head, for the
-  operator to write down and compare (docs/operating.md).
+  operator to write down and give back to ``twenty48 check --head``, which
+  says whether the log still passes through it (docs/operating.md).
 
 Appends take the log's ``log_heads`` row first, locked (``FOR UPDATE`` on
 PostgreSQL; SQLite's write transactions are serial already), so two
