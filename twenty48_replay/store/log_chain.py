@@ -43,7 +43,7 @@ from twenty48_replay.store.tables import key_events, log_heads, moderation_log
 #: The previous ``chain`` of a log's first row.
 GENESIS: Final = "0" * 64
 #: Rows read at a time when a log is checked (memory stays bounded whatever its size).
-BATCH: Final = 500
+BATCH: Final = 2000
 #: The column every chained table carries.
 CHAIN_COLUMN: Final = "chain"
 
@@ -55,14 +55,16 @@ class ChainedLog:
 
     table: Table
     order: Column[int]
+    #: The columns a row's content is made of: all but ``chain``, in the table's order.
+    columns: tuple[str, ...] = attrs.field(init=False)
+
+    @columns.default
+    def _content(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.table.columns if c.name != CHAIN_COLUMN)
 
     @property
     def name(self) -> str:
         return self.table.name
-
-    def content_columns(self) -> list[str]:
-        """The columns a row's content is made of: all but ``chain``, in the table's order."""
-        return [column.name for column in self.table.columns if column.name != CHAIN_COLUMN]
 
 
 KEY_HISTORY: Final = ChainedLog(key_events, key_events.c.seq)
@@ -79,19 +81,31 @@ def canonical_bytes(log: ChainedLog, row: Mapping[str, Any]) -> bytes:
     hand-edited SQLite file) is written as its type and ``repr``, so it
     hashes as something else and breaks the chain instead of an error.
     """
-    values = [log.name, *(row[name] for name in log.content_columns())]
-    return json.dumps(values, ensure_ascii=True, separators=(",", ":"), default=_odd).encode()
+    return _canonical(log, [row[name] for name in log.columns])
 
 
 def _odd(value: object) -> dict[str, str]:
     return {"type": type(value).__name__, "repr": repr(value)}
 
 
+#: One encoder for every row (``json.dumps`` with these options builds a new one per call).
+_ENCODER: Final = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), default=_odd)
+
+
+def _canonical(log: ChainedLog, values: Sequence[Any]) -> bytes:
+    """:func:`canonical_bytes` of a row given as its content values, in ``log.columns`` order."""
+    return _ENCODER.encode([log.name, *values]).encode()
+
+
 def link(previous: str, log: ChainedLog, row: Mapping[str, Any]) -> str:
     """The ``chain`` of ``row`` after a row whose ``chain`` is ``previous``."""
+    return _link(previous, _canonical(log, [row[name] for name in log.columns]))
+
+
+def _link(previous: str, content: bytes) -> str:
     digest = hashlib.sha256(previous.encode("utf-8", "surrogatepass"))
     digest.update(b"\n")
-    digest.update(canonical_bytes(log, row))
+    digest.update(content)
     return digest.hexdigest()
 
 
@@ -237,7 +251,7 @@ def append(connection: Connection, log: ChainedLog, values: Mapping[str, Any]) -
         raise StoreError(
             N_("{log} has no recorded head (log_heads); 'twenty48 check' says more"), log=log.name
         )
-    row = {name: values.get(name) for name in log.content_columns()}
+    row = {name: values.get(name) for name in log.columns}
     position = row[log.order.name]
     if position is None:
         highest = connection.execute(select(func.max(log.order))).scalar()
@@ -262,17 +276,26 @@ def start(connection: Connection) -> None:
 
 
 def rows(connection: Connection, log: ChainedLog) -> Iterator[Mapping[str, Any]]:
-    """Every row of ``log`` in order, :data:`BATCH` at a time (keyset pages)."""
+    """Every row of ``log`` in order, each as a mapping of its columns, :data:`BATCH` at a time."""
+    names = [column.name for column in log.table.columns]
+    for values in _tuples(connection, log, names):
+        yield dict(zip(names, values, strict=True))
+
+
+def _tuples(connection: Connection, log: ChainedLog, names: Sequence[str]) -> Iterator[Any]:
+    """The columns ``names`` of every row of ``log`` in order (keyset pages of :data:`BATCH`)."""
+    columns = [log.table.c[name] for name in names]
+    at = names.index(log.order.name)
     after: int | None = None
     while True:
-        query = select(log.table).order_by(log.order).limit(BATCH)
+        query = select(*columns).order_by(log.order).limit(BATCH)
         if after is not None:
             query = query.where(log.order > after)
-        page = [dict(row) for row in connection.execute(query).mappings()]
+        page = connection.execute(query).all()
         yield from page
         if len(page) < BATCH:
             return
-        after = page[-1][log.order.name]
+        after = page[-1][at]
 
 
 # ------------------------------------------------------------------ checking
@@ -296,11 +319,12 @@ def verify(connection: Connection, written: Sequence[Head] = ()) -> ChainReport:
         wanted = {head.length: head for head in written if head.log == log.name}
         previous, length, broken = GENESIS, 0, []
         missed = [head for head in wanted.values() if head.length == 0 and head.head != GENESIS]
-        for row in rows(connection, log):
+        at = log.columns.index(log.order.name)
+        for row in _tuples(connection, log, [*log.columns, CHAIN_COLUMN]):
             length += 1
-            stored = row[CHAIN_COLUMN]
-            if stored != link(previous, log, row):
-                broken.append(row[log.order.name])
+            stored = row[-1]
+            if stored != _link(previous, _canonical(log, row[:-1])):
+                broken.append(row[at])
             previous = stored if isinstance(stored, str) else repr(stored)
             mark = wanted.get(length)
             if mark is not None and mark.head != previous:
