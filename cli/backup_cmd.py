@@ -16,6 +16,7 @@ from .writing import database_files
 
 if TYPE_CHECKING:
     from twenty48_replay.store.backup import BackupReport
+    from twenty48_replay.store.log_chain import ChainReport
 
 
 def backup_command(
@@ -63,6 +64,8 @@ def backup_command(
         report = store.backup(output)
         name = store.name
         current = key_history(store).current
+    with Store(str(output), read_only=True) as copy:  # what the copy holds, as check reads it
+        chains = copy.chains()
     warn(
         _("backed up {db} to {file}: {games}{kinds}, {size} bytes").format(
             db=printable(name),
@@ -74,6 +77,8 @@ def backup_command(
             size=number(report.bytes),
         )
     )
+    if any(head.length for head in chains.heads):
+        _report_heads(chains)
     # backup is not told serve's --key, so it names the key by the id the database
     # signs with: the operator can match it with serve's start line or `admin keys`.
     key = printable(str(key_path(ServerConfig(db=db))))
@@ -93,6 +98,30 @@ def backup_command(
                 "default {key}), with the backup, as safely as the key itself; a database "
                 "restored without its key file cannot be served without --rotate-key"
             ).format(key_id=printable(current.key_id), key=key)
+        )
+
+
+def _report_heads(chains: ChainReport) -> None:
+    """The copy's log heads: written down with the backup, they tell a later rewrite."""
+    warn(
+        _(
+            "the copy's log heads (write them down with the backup; 'twenty48 check --head' "
+            "on the live or a restored database says whether its logs still pass through them):"
+        )
+    )
+    for head in chains.heads:
+        warn(
+            ngettext(
+                "  {log}: {count} row: --head {text}",
+                "  {log}: {count} rows: --head {text}",
+                head.length,
+            ).format(log=head.log, count=head.length, text=printable(head.text()))
+        )
+    if not chains.intact:
+        warn(
+            _("the copy's logs do not follow their hash chains: {problem}").format(
+                problem=printable(chains.problems[0].describe())
+            )
         )
 
 

@@ -418,15 +418,51 @@ def where_command(db: DbOption = None) -> None:
         emit(printable(store.name))
 
 
-def check_command(db: DbOption = None, as_json: JsonOption = False) -> None:
+def _heads(values: list[str] | None) -> list[str]:
+    """``--head`` checked now: ``LOG:ROWS:HEAD`` as check, backup and /readyz print them."""
+    from twenty48_replay.store.log_chain import parse_head
+
+    for value in values or []:
+        if parse_head(value) is None:
+            raise typer.BadParameter(
+                _(
+                    "--head {value} is not LOG:ROWS:HEAD (LOG key_events or moderation_log, "
+                    "HEAD 64 hexadecimal digits), as check prints it"
+                ).format(value=printable(repr(value)))
+            )
+    return values or []
+
+
+def check_command(
+    db: DbOption = None,
+    as_json: JsonOption = False,
+    head: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--head",
+            callback=_heads,
+            metavar="LOG:ROWS:HEAD",
+            help=N_(
+                "A log head written down earlier (after a backup, from /readyz): the log must "
+                "still pass through it (repeatable)."
+            ),
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
     """Compare the schema with ours, re-derive every game, run the integrity check.
 
     Opens the database read-only and without requiring its schema to match,
     so a damaged or altered database of ours can be inspected (and nothing
-    in it changes).
+    in it changes).  A score server's database also has its moderation log
+    and key history followed along their hash chains; their heads are
+    printed, to compare with heads written down earlier.
     """
+    from twenty48_replay.store.log_chain import parse_head
+
+    written = [found for text in head or [] if (found := parse_head(text)) is not None]
     with open_store(db, read_only=True) as store:
-        report = store.check()
+        report = store.check(written)
     if as_json:
         emit_json(
             {
@@ -434,11 +470,20 @@ def check_command(db: DbOption = None, as_json: JsonOption = False) -> None:
                 "games": report.games,
                 "moves": report.moves,
                 "problems": list(report.problems),
+                "chains": None if report.chains is None else report.chains.as_json(),
             }
         )
     else:
         for problem in report.problems:
             emit(printable(problem))
+        for found in () if report.chains is None else report.chains.heads:
+            emit(
+                ngettext(
+                    "{log}: {count} row; to compare later: --head {text}",
+                    "{log}: {count} rows; to compare later: --head {text}",
+                    found.length,
+                ).format(log=found.log, count=found.length, text=printable(found.text()))
+            )
         if report.healthy:
             verdict = _("healthy")
         else:

@@ -67,7 +67,8 @@ def test_the_play_page_registers_and_reuses_a_name(
         mine.open(server.url + "/leaderboard")
         mine.wait_for("document.getElementById('leaderboard').dataset.state === 'ready'")
         assert page.get_attribute("#rows tr", "data-registered") == "yes"
-        assert page.text_content("#rows tr .registered-mark") == "\u2713"
+        assert page.get_attribute("#rows tr .registered-badge", "role") == "img"
+        assert page.text_content("#rows tr td.player") == NAME  # the badge holds no text
 
         # Another browser, without the secret, is told the name is taken.
         theirs = new_browser_page()

@@ -80,7 +80,9 @@ def test_health_ready_and_metrics(db: str, tmp_path: Path) -> None:
         assert get(server.url, "/healthz")[:1] == (200,)
         assert json.loads(get(server.url, "/healthz")[2]) == {"status": "ok"}
         status, _headers, body = get(server.url, "/readyz")
-        assert (status, json.loads(body)) == (200, {"status": "ready"})
+        ready = json.loads(body)
+        assert (status, ready["status"]) == (200, "ready")
+        assert sorted(ready["chains"]) == ["key_events", "moderation_log"]  # the logs' heads
         folder = metrics_folder(server)
         assert stat.S_IMODE(folder.stat().st_mode) == 0o700
 

@@ -73,6 +73,7 @@ def make_certificate(folder: Path) -> tuple[Path, Path]:
                 [
                     x509.DNSName("localhost"),
                     x509.IPAddress(ipaddress.IPv4Address("127.0.0.1")),
+                    x509.IPAddress(ipaddress.IPv6Address("::1")),
                 ]
             ),
             critical=False,
@@ -102,16 +103,27 @@ def replace_once(text: str, old: str, new: str) -> str:
 
 
 def local_site(
-    folder: Path, *, upstream: int, http_port: int, https_port: int, cert: Path, key: Path
+    folder: Path,
+    *,
+    upstream: int,
+    http_port: int,
+    https_port: int,
+    cert: Path,
+    key: Path,
+    ipv6: bool = False,
 ) -> str:
-    """The shipped site file with this machine's ports, certificate and log paths."""
+    """The shipped site file with this machine's ports, certificate and log paths.
+
+    ``ipv6``: HTTPS is also on ``[::1]`` (the shipped ``[::]:443``, made local).
+    """
     text = SITE.read_text(encoding="utf-8")
+    https_v6 = f"    listen [::1]:{https_port} ssl http2;\n" if ipv6 else ""
     for old, new in (
         ("server 127.0.0.1:8048;", f"server 127.0.0.1:{upstream};"),
         ("    listen 80;\n", f"    listen 127.0.0.1:{http_port};\n"),
         ("    listen [::]:80;\n", ""),
         ("    listen 443 ssl http2;\n", f"    listen 127.0.0.1:{https_port} ssl http2;\n"),
-        ("    listen [::]:443 ssl http2;\n", ""),
+        ("    listen [::]:443 ssl http2;\n", https_v6),
         ("/etc/letsencrypt/live/game.example.org/fullchain.pem", str(cert)),
         ("/etc/letsencrypt/live/game.example.org/privkey.pem", str(key)),
         ("/var/log/nginx/twenty48.access.log", str(folder / "access.log")),
@@ -148,11 +160,16 @@ http {{
 
 
 class NginxProcess:
-    """nginx on free ports of 127.0.0.1 proxying to ``upstream_port`` (a running serve)."""
+    """nginx on free ports of 127.0.0.1 proxying to ``upstream_port`` (a running serve).
 
-    def __init__(self, upstream_port: int) -> None:
+    ``ipv6``: HTTPS on ``[::1]`` too, for clients with IPv6 addresses
+    (:mod:`support.netns`).
+    """
+
+    def __init__(self, upstream_port: int, *, ipv6: bool = False) -> None:
         self.nginx = nginx_path()
         self.upstream_port = upstream_port
+        self.ipv6 = ipv6
         self.folder = Path(tempfile.mkdtemp(prefix="twenty48-nginx-"))
         self.http_port = free_port()
         self.https_port = free_port()
@@ -177,6 +194,7 @@ class NginxProcess:
                 https_port=self.https_port,
                 cert=self.cert,
                 key=self.key,
+                ipv6=self.ipv6,
             )
         )
         config = self.folder / "nginx.conf"

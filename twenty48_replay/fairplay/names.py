@@ -10,7 +10,9 @@ a browser must be the same name.  Two rules:
   JOINER, the variation selectors U+FE00..U+FE0F and their kin), blanks
   that render as nothing (U+2800 BRAILLE PATTERN BLANK), every space but
   one ordinary space between words, unassigned and private-use code
-  points, and more than :data:`MAX_MARKS` combining marks on one letter.
+  points, and more than :data:`MAX_MARKS` combining marks on one letter;
+  and check marks and their look-alikes (:data:`REGISTERED_MARKS`), which
+  the pages use for "registered": "alice ✓" read as the registered "alice".
 * **Compared by their skeletons** (:func:`claim_keys`): two names collide
   when any of their keys agree.  The key :func:`name_key` is the Unicode
   TS #39 confusable skeleton of the NFKC case-folded name, so that "alice",
@@ -79,6 +81,17 @@ _DEFAULT_IGNORABLE: Final = (
 #: Visible-nothing characters that are not Default_Ignorable: braille and
 #: other blanks, and the Hangul and Khmer fillers' relatives.
 _BLANKS: Final = frozenset("\u2800\u3000\u1680\u180e\u2062\u2063\u2064\u115f\u1160\uffa0")
+#: Check marks and what passes for one (square roots, radicals, ballot boxes with a check),
+#: anywhere in a name: a registered name's mark on the leaderboard is a check, and a name
+#: ending in one read as another, registered, name.  The page draws its mark apart from the
+#: name (a badge, no character), and no name may hold one either.  Every code point whose
+#: Unicode name says CHECK MARK, BALLOT BOX WITH (BOLD) CHECK, SQUARE/CUBE/FOURTH ROOT or
+#: RADICAL SYMBOL BOTTOM (tests/fairplay/test_registered_marks.py compares with the names).
+REGISTERED_MARKS: Final = frozenset(
+    "\u2713\u2714\u2705\u237b\U00010102\U0001f5f8\U0001fbb1"  # check marks
+    "\u2611\U0001f5f9"  # ballot boxes with a check
+    "\u221a\u221b\u221c\u0606\u0607\u23b7"  # roots and the radical sign
+)
 #: General categories refused outright: controls, format, surrogates,
 #: private use, unassigned, line and paragraph separators.
 _REFUSED_CATEGORIES: Final = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
@@ -99,6 +112,14 @@ def _ignorable(code: int) -> bool:
 def _describe(char: str) -> str:
     name = unicodedata.name(char, "")
     return f"U+{ord(char):04X}" + (f" {name}" if name else "")
+
+
+def _passes_for_a_mark(char: str) -> bool:
+    """Whether ``char`` is, or folds or is confusable to, one of :data:`REGISTERED_MARKS`."""
+    if char in REGISTERED_MARKS:
+        return True
+    forms = (unicodedata.normalize("NFKC", char), _prototypes().get(char, ""))
+    return any(mark in form for form in forms for mark in REGISTERED_MARKS)
 
 
 def check_name(raw: str) -> str:
@@ -122,6 +143,11 @@ def check_name(raw: str) -> str:
             )
         if category == "Zs" and char != " ":
             raise NameRefusedError(f"the name holds a space other than U+0020 ({_describe(char)})")
+        if _passes_for_a_mark(char):
+            raise NameRefusedError(
+                f"the name holds a check mark or a look-alike ({_describe(char)}), which this "
+                "server's pages use for registered names"
+            )
         if category in ("Mn", "Me", "Mc"):
             marks += 1
             if marks > MAX_MARKS:

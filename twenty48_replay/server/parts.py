@@ -49,7 +49,7 @@ class Server:
             self.store.close()
             raise
         self.writer = GroupWriter(self.store, self.key, observe=observe, limits=self.limits)
-        self.readiness = Readiness(self.writer)
+        self.readiness = Readiness(self.writer, self.store)
         self.analyzer = Analyzer(self.store, config) if config.analyze else None
         self.records = RecordChecker(config.max_record_extra_bytes)
         self.sweeper = Sweeper(self.store, self.writer, config)

@@ -18,13 +18,13 @@ from twenty48_replay.core.errors import (
     MessageError,
     os_problem,
 )
-from twenty48_replay.core.i18n import N_
+from twenty48_replay.core.i18n import N_, _
 from twenty48_replay.fairplay.signing import ServerKey
 from twenty48_replay.server import key_rules
 from twenty48_replay.server.config import ENV_VAR, ServerConfig, key_path
 from twenty48_replay.server.guard import transport
 from twenty48_replay.server.guard.guarded_http import PROTOCOL
-from twenty48_replay.store import Store
+from twenty48_replay.store import Store, log_chain
 
 #: prometheus-client's multiprocess folder (twenty48_replay.server.http.metrics; not imported
 #: here: the variable must be set before prometheus-client is).
@@ -55,10 +55,22 @@ def prepare(config: ServerConfig, *, rotate_key: bool = False) -> tuple[str, Ser
         )
     with Store(config.db) as store:  # creates, checks or upgrades the whole schema
         name = store.name
+        # A log rewritten behind the program's back is refused before anything is added
+        # to it (StoreError: one line, exit 2); serve would publish what it says.
+        store.require_intact_chains()
         key, notes = key_rules.settle(
             store, path, key, rotate=rotate_key, make_key=lambda: ServerKey.load_or_create(path)
         )
+        notes.append(chain_heads_note(store.chains()))
     return name, key, notes
+
+
+def chain_heads_note(report: log_chain.ChainReport) -> str:
+    """The chains' heads, for the operator to write down and compare (docs/operating.md)."""
+    return _(
+        "log heads (write them down; 'twenty48 check --head' says whether the logs still "
+        "pass through them): {heads}"
+    ).format(heads=" ".join(head.text() for head in report.heads))
 
 
 def _check_key_folder(path: Path) -> None:

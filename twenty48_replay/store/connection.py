@@ -37,7 +37,7 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlch
 
 from twenty48_replay.core.errors import StoreError, Twenty48Error, os_problem
 from twenty48_replay.core.i18n import N_
-from twenty48_replay.store import dialects, schema, upgrade
+from twenty48_replay.store import dialects, log_chain, schema, upgrade
 from twenty48_replay.store.legacy import OLDER
 from twenty48_replay.store.tables import APPLICATION, SCHEMA_VERSION, meta, metadata
 
@@ -357,6 +357,7 @@ def _create_file(path: Path, shown: str) -> None:
         with engine.begin() as connection:
             metadata.create_all(connection)
             dialects.install_triggers(connection)
+            log_chain.start(connection)
             connection.execute(
                 meta.insert(),
                 [
@@ -579,7 +580,9 @@ def _verdict(connection: Connection, shown: str) -> int | None:
             version=str(version),
         )
     definition = OLDER.get(version, metadata)
-    found = schema.differences(schema.expected(connection, definition), schema.actual(connection))
+    found = schema.differences(
+        schema.expected(connection, definition, version), schema.actual(connection)
+    )
     if found:
         more = StoreError(N_(" and {count} more"), count=len(found) - 3) if len(found) > 3 else ""
         raise StoreError(
@@ -604,6 +607,7 @@ def _ensure_schema(engine: Engine, shown: str) -> None:
             if not schema.actual(connection):  # nobody created it meanwhile
                 metadata.create_all(connection)
                 dialects.install_triggers(connection)
+                log_chain.start(connection)
                 connection.execute(
                     meta.insert(),
                     [

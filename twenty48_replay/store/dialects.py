@@ -8,7 +8,13 @@
 * The append-only log is enforced by triggers in each dialect: UPDATE and
   DELETE on ``moves`` are refused, and an INSERT must carry exactly the next
   sequence number of its game.  The moderation log (``moderation_log``)
-  refuses UPDATE and DELETE the same way.
+  and the key history (``key_events``) refuse UPDATE and DELETE the same
+  way, and on SQLite also an INSERT that would replace a row (``INSERT OR
+  REPLACE``, ``REPLACE``, an upsert).  Every SQLite connection of ours sets
+  ``recursive_triggers = ON``, so that REPLACE's implicit delete fires the
+  delete triggers.  Triggers only hold against those who cannot drop or
+  disable them: :mod:`twenty48_replay.store.log_chain` makes a rewrite seen
+  whoever made it.
 """
 
 from __future__ import annotations
@@ -18,6 +24,8 @@ from typing import Any, Final
 
 from sqlalchemy import Engine, event
 from sqlalchemy.engine import Connection
+
+from twenty48_replay.store.tables import SCHEMA_VERSION
 
 APPEND_ONLY_MESSAGE: Final = "twenty48: the move log is append-only"
 SEQUENCE_MESSAGE: Final = "twenty48: move out of sequence"
@@ -113,6 +121,28 @@ TRIGGERS_BY_TABLE: Final = {
     MODERATION_TABLE: (SQLITE_MODERATION_TRIGGERS, POSTGRESQL_MODERATION_TRIGGERS),
 }
 
+# ------------------------------------------------ no REPLACE (schema version 4)
+# SQLite's INSERT OR REPLACE (REPLACE, an upsert's conflict) deletes the row it
+# conflicts with without firing its delete triggers (unless the connection set
+# recursive_triggers): a ban became "nobody unban mallory", a key's revocation
+# vanished.  A BEFORE INSERT trigger fires before the conflict is resolved, on
+# every connection, so an insert that would take a row's place is refused there.
+# (PostgreSQL has no REPLACE; its upsert fires the UPDATE trigger, which refuses.)
+NO_REPLACE_SINCE: Final = 4
+SQLITE_NO_REPLACE_TRIGGERS: Final = {
+    "key_events": (
+        f"""CREATE TRIGGER IF NOT EXISTS key_events_no_replace BEFORE INSERT ON key_events
+        WHEN EXISTS (SELECT 1 FROM key_events WHERE seq = NEW.seq
+            OR (key_id = NEW.key_id AND event = NEW.event))
+        BEGIN SELECT RAISE(ABORT, '{KEY_HISTORY_MESSAGE}'); END""",
+    ),
+    MODERATION_TABLE: (
+        f"""CREATE TRIGGER IF NOT EXISTS moderation_no_replace BEFORE INSERT ON moderation_log
+        WHEN EXISTS (SELECT 1 FROM moderation_log WHERE id = NEW.id)
+        BEGIN SELECT RAISE(ABORT, '{MODERATION_MESSAGE}'); END""",
+    ),
+}
+
 
 def read_options(dialect_name: str) -> dict[str, Any]:
     """Execution options of a read-only connection: one consistent snapshot.
@@ -145,6 +175,8 @@ def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
         cursor.execute("PRAGMA trusted_schema = OFF")
         cursor.execute("PRAGMA foreign_keys = ON")
         cursor.execute("PRAGMA synchronous = FULL")
+        # REPLACE's implicit delete then fires the delete triggers (the append-only logs').
+        cursor.execute("PRAGMA recursive_triggers = ON")
     finally:
         cursor.close()
 
@@ -205,11 +237,12 @@ def _sqlite_begin(connection: Connection) -> None:
     connection.exec_driver_sql("BEGIN IMMEDIATE")
 
 
-def install_triggers(connection: Connection) -> None:
+def install_triggers(connection: Connection, version: int = SCHEMA_VERSION) -> None:
     """Create the append-only and sequence triggers of every table present, for this dialect.
 
     Only the tables the database has get theirs, so the same call serves every
-    schema version (an older version's tables are a subset of today's).
+    schema version (an older version's tables are a subset of today's); the
+    triggers a later version added are left out of an older ``version``.
     """
     name = connection.dialect.name
     if name == "sqlite":
@@ -223,12 +256,18 @@ def install_triggers(connection: Connection) -> None:
         if table in present:
             for statement in sqlite if name == "sqlite" else postgresql:
                 connection.exec_driver_sql(statement)
+    if name == "sqlite" and version >= NO_REPLACE_SINCE:
+        for table, statements in SQLITE_NO_REPLACE_TRIGGERS.items():
+            if table in present:
+                for statement in statements:
+                    connection.exec_driver_sql(statement)
 
 
 _SQLITE_TRIGGER_NAMES: Final = frozenset(
     {"moves_no_update", "moves_no_delete", "moves_next_seq"}
     | {"key_events_no_update", "key_events_no_delete"}
     | {"moderation_no_update", "moderation_no_delete"}
+    | {"key_events_no_replace", "moderation_no_replace"}
 )
 
 

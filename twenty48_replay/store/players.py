@@ -9,8 +9,9 @@ processes, the second insert fails.  Bans and ``game_players`` go by the
 folded key (``name_key``); a new game or registration is refused under
 any look-alike of a banned name too (:func:`is_banned_lookalike`), so a
 ban is not undone by playing as "AIice".  The moderation log is append-only
-(the database's triggers refuse UPDATE and DELETE); whether a game is
-hidden or a name banned is its latest hide/unhide or ban/unban row, read
+(the database's triggers refuse UPDATE and DELETE) and hash-chained
+(:mod:`.log_chain`: a rewrite shows even when the triggers were bypassed);
+whether a game is hidden or a name banned is its latest hide/unhide or ban/unban row, read
 by :func:`hidden_games` and :func:`banned_keys`, which the leaderboard
 query embeds so that an action counts from the next request on, in every
 server process.  Every function here runs inside a transaction its caller
@@ -29,6 +30,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
 from twenty48_replay.fairplay.names import claim_keys, name_key
+from twenty48_replay.store import log_chain
 from twenty48_replay.store.tables import (
     fair_games,
     game_players,
@@ -261,20 +263,19 @@ def act(
     """
     if action not in ACTIONS:
         raise ValueError(f"unknown moderation action {action!r}")
-    result = connection.execute(
-        moderation_log.insert().values(
-            acted_ms=now_ms,
-            actor=actor,
-            action=action,
-            fair_id=fair_id,
-            player=player,
-            name_key=None if player is None else name_key(player),
-            reason=reason,
-        )
+    return log_chain.append(
+        connection,
+        log_chain.MODERATION_LOG,
+        {
+            "acted_ms": now_ms,
+            "actor": actor,
+            "action": action,
+            "fair_id": fair_id,
+            "player": player,
+            "name_key": None if player is None else name_key(player),
+            "reason": reason,
+        },
     )
-    primary = result.inserted_primary_key
-    assert primary is not None
-    return int(primary[0])
 
 
 def log(connection: Connection, limit: int) -> list[Action]:

@@ -31,6 +31,7 @@ from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Connection
 
 from twenty48_replay.store import dialects
+from twenty48_replay.store.tables import SCHEMA_VERSION
 
 #: (kind, name) -> normalised definition
 Schema = dict[tuple[str, str], str]
@@ -73,13 +74,13 @@ def sqlite_schema(connection: Connection) -> Schema:
 
 
 @functools.cache
-def expected_sqlite(metadata: MetaData) -> Schema:
-    """What ``metadata`` plus our triggers look like in ``sqlite_master``."""
+def expected_sqlite(metadata: MetaData, version: int = SCHEMA_VERSION) -> Schema:
+    """What ``metadata`` plus schema ``version``'s triggers look like in ``sqlite_master``."""
     engine = create_engine("sqlite://")
     try:
         with engine.begin() as connection:
             metadata.create_all(connection)
-            dialects.install_triggers(connection)
+            dialects.install_triggers(connection, version)
             return sqlite_schema(connection)
     finally:
         engine.dispose()
@@ -149,12 +150,16 @@ def postgresql_schema(connection: Connection) -> Schema:
         "WHERE n.nspname = %s"
     ):
         found["constraint", f"{table}.{name}"] = _strip_schema(definition, schema)
-    for table, name, definition in query(
-        "SELECT c.relname, t.tgname, pg_get_triggerdef(t.oid) FROM pg_trigger t "
+    for table, name, definition, enabled in query(
+        "SELECT c.relname, t.tgname, pg_get_triggerdef(t.oid), t.tgenabled FROM pg_trigger t "
         "JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace "
         "WHERE n.nspname = %s AND NOT t.tgisinternal"
     ):
         found["trigger", f"{table}.{name}"] = normalise_sql(_strip_schema(definition, schema))
+        # The definition is the same when the trigger is disabled (ALTER TABLE ... DISABLE
+        # TRIGGER, which the table's owner may do): 'O' fires in every ordinary session.
+        if enabled != "O":
+            found["trigger not firing", f"{table}.{name}"] = f"tgenabled {enabled!r}"
     for table, name in query("SELECT tablename, rulename FROM pg_rules WHERE schemaname = %s"):
         found["rule", f"{table}.{name}"] = ""
     for table, name in query("SELECT tablename, policyname FROM pg_policies WHERE schemaname = %s"):
@@ -189,7 +194,10 @@ def _pg_type(compiled: str) -> str:
 
 @functools.cache
 def expected_postgresql(metadata: MetaData) -> Schema:
-    """The catalog description of ``metadata`` plus our triggers, as PostgreSQL gives it."""
+    """The catalog description of ``metadata`` plus our triggers, as PostgreSQL gives it.
+
+    (PostgreSQL's triggers are the same in every schema version so far.)
+    """
     dialect = postgresql.dialect()  # type: ignore[no-untyped-call]
     found: Schema = {}
     for table in metadata.sorted_tables:
@@ -244,8 +252,8 @@ def actual(connection: Connection) -> Schema:
     return sqlite_schema(connection)
 
 
-def expected(connection: Connection, metadata: MetaData) -> Schema:
-    """The schema ``metadata`` gives on the backend of ``connection``."""
+def expected(connection: Connection, metadata: MetaData, version: int = SCHEMA_VERSION) -> Schema:
+    """The schema ``metadata`` (of schema ``version``) gives on the backend of ``connection``."""
     if connection.dialect.name == "postgresql":
         return expected_postgresql(metadata)
-    return expected_sqlite(metadata)
+    return expected_sqlite(metadata, version)

@@ -1,8 +1,8 @@
 """The score server's key history: which keys it signed with, when, and which are revoked.
 
 All the SQL of table ``key_events`` (append-only: the database's triggers
-refuse UPDATE and DELETE).  A key's period of use runs from its
-``current`` event to the next key's; a ``revoked`` event marks a key
+refuse UPDATE and DELETE; each row is chained, :mod:`.log_chain`).  A key's
+period of use runs from its ``current`` event to the next key's; a ``revoked`` event marks a key
 withdrawn, with the operator's reason.  The rules (when a key may be made
 current, what may be revoked) are the server's
 (:mod:`twenty48_replay.server.key_rules`); this module only reads and
@@ -18,6 +18,7 @@ import attrs
 from sqlalchemy import func, select
 from sqlalchemy.engine import Connection
 
+from twenty48_replay.store import log_chain
 from twenty48_replay.store.tables import fair_games, key_events
 
 CURRENT: Final = "current"
@@ -152,14 +153,16 @@ def append_key_event(
     (the caller's transaction fails; it reads the history again and decides
     again), so two processes never both make a key current.
     """
-    connection.execute(
-        key_events.insert().values(
-            seq=after_seq + 1,
-            at_ms=at_ms,
-            event=event,
-            key_id=key_id,
-            public_key=public_key,
-            reason=reason,
-            actor=actor,
-        )
+    log_chain.append(
+        connection,
+        log_chain.KEY_HISTORY,
+        {
+            "seq": after_seq + 1,
+            "at_ms": at_ms,
+            "event": event,
+            "key_id": key_id,
+            "public_key": public_key,
+            "reason": reason,
+            "actor": actor,
+        },
     )

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, suppress
 from pathlib import Path
 
@@ -32,7 +32,7 @@ from twenty48_replay.core.record import Record
 from twenty48_replay.core.replay import VerifyResult, verify
 from twenty48_replay.core.timestamps import iso_ms, now_ms
 from twenty48_replay.store import connection as conn
-from twenty48_replay.store import dialects, reads, schema, servers, writes
+from twenty48_replay.store import dialects, log_chain, reads, schema, servers, writes
 from twenty48_replay.store.backup import BackupReport, sqlite_backup
 from twenty48_replay.store.legacy import OLDER
 from twenty48_replay.store.reads import ANY_PLAYER, GameFilter, GameInfo, PlayerFilter, Stats
@@ -50,11 +50,16 @@ class ImportOutcome:
 
 @attrs.frozen(slots=True)
 class CheckReport:
-    """Result of :meth:`Store.check`: every difference found, and the integrity check."""
+    """Result of :meth:`Store.check`: every difference found, and the integrity check.
+
+    ``chains``: the chained logs' heads (None for a schema before the chains,
+    or one too damaged to read them), to compare with heads written down earlier.
+    """
 
     games: int
     moves: int
     problems: tuple[str, ...]
+    chains: log_chain.ChainReport | None = None
 
     @property
     def healthy(self) -> bool:
@@ -363,11 +368,13 @@ class Store:
 
     # ------------------------------------------------------------------ check
 
-    def check(self) -> CheckReport:
+    def check(self, written: Sequence[log_chain.Head] = ()) -> CheckReport:
         """Compare the schema with ours, each game's rows, log and projection, and the file.
 
         Reads only (open the store with ``read_only=True`` to inspect a
         database that is refused for use); every finding is one line.
+        ``written``: log heads written down earlier, which the chains must
+        pass through (:func:`~twenty48_replay.store.log_chain.verify`).
         """
         problems: list[str] = []
         games = total_moves = 0
@@ -387,7 +394,9 @@ class Store:
             actual = schema.actual(connection)
             problems.extend(
                 f"schema: {line}"
-                for line in schema.differences(schema.expected(connection, definition), actual)
+                for line in schema.differences(
+                    schema.expected(connection, definition, version or SCHEMA_VERSION), actual
+                )
             )
             has_digests = (version or 0) >= 2 and ("table", log_digests.name) in actual
             # Rows are read only from real tables: a view named ``games`` or
@@ -414,10 +423,33 @@ class Store:
                     problems.extend(f"game {game_id}: {line}" for line in found)
             except SQLAlchemyError as exc:
                 problems.append(f"cannot read the games: {conn.driver_error(exc, self.name)}")
+            chains = None
+            if written and version != SCHEMA_VERSION:
+                problems.append("no log heads to compare: the schema has no chained logs")
+            if version == SCHEMA_VERSION:
+                try:
+                    chains = log_chain.verify(connection, written)
+                    problems.extend(problem.describe() for problem in chains.problems)
+                except SQLAlchemyError as exc:
+                    problems.append(
+                        f"cannot read the chained logs: {conn.driver_error(exc, self.name)}"
+                    )
             try:
                 problems.extend(
                     f"integrity check: {line}" for line in dialects.integrity_check(connection)
                 )
             except SQLAlchemyError as exc:
                 problems.append(f"integrity check failed: {conn.driver_error(exc, self.name)}")
-        return CheckReport(games, total_moves, tuple(problems))
+        return CheckReport(games, total_moves, tuple(problems), chains)
+
+    def chains(self) -> log_chain.ChainReport:
+        """Follow the moderation log's and the key history's chains (:mod:`.log_chain`)."""
+        with self.reading() as connection:
+            return log_chain.verify(connection)
+
+    def require_intact_chains(self) -> log_chain.ChainReport:
+        """The chains' heads, or :class:`StoreError` (one line, exit 2) at the first break."""
+        report = self.chains()
+        if report.problems:
+            raise report.problems[0].refusal(self.name)
+        return report

@@ -19,7 +19,9 @@ rule), ``bot_signals`` (the detail of each fair game's bot signals),
 (registered names and the keys they claim, who each fair game was played
 as, and the append-only moderation log), and
 the server's quotas and expiry (``rate_limits``, ``abandoned_games``,
-``server_leases``).  Earlier versions are frozen in
+``server_leases``); version 4 chains the moderation log and the key history
+(each row's ``chain``, and ``log_heads``: see
+:mod:`twenty48_replay.store.log_chain`).  Earlier versions are frozen in
 :mod:`twenty48_replay.store.legacy`.
 """
 
@@ -47,7 +49,7 @@ from twenty48_replay import __version__
 from twenty48_replay.core.board import Board
 
 #: Bumped whenever the schema changes; a newer database is refused.
-SCHEMA_VERSION: Final = 3
+SCHEMA_VERSION: Final = 4
 APPLICATION: Final = "twenty48-replay"
 #: The ``client`` of the records this program writes (exported games, signed fair records).
 CLIENT: Final = f"{APPLICATION} {__version__}"
@@ -292,6 +294,8 @@ key_events = Table(
     Column("public_key", String(64), nullable=True),
     Column("reason", LosslessText(2000), nullable=True),
     Column("actor", LosslessText(200), nullable=False),
+    # SHA-256 (hex) of the previous row's chain and this row's content (store.log_chain).
+    Column("chain", String(64), nullable=False),
     Index("key_events_by_key", "key_id", "event", unique=True),
 )
 
@@ -354,10 +358,27 @@ moderation_log = Table(
     Column("player", LosslessText(200), nullable=True),  # ban, unban: the name as given
     Column("name_key", LosslessText(2048), nullable=True),  # ban, unban
     Column("reason", LosslessText(2048), nullable=False),
+    # SHA-256 (hex) of the previous row's chain and this row's content (store.log_chain).
+    Column("chain", String(64), nullable=False),
     Index("moderation_by_game", "fair_id"),
     Index("moderation_by_key", "name_key"),
 )
 # --------------------------------------------------------- end player names
+
+# ---------------------------------------------------------- the chains' heads
+# (read and written by store.log_chain only)
+#
+# Per chained log (``key_events``, ``moderation_log``): how many rows it has
+# and the newest row's ``chain``, written in the same transaction as each
+# row.  A log cut short at its end still chains; this row, and the heads an
+# operator wrote down elsewhere, say that rows are missing.
+log_heads = Table(
+    "log_heads",
+    metadata,
+    Column("log", String(32), primary_key=True),
+    Column("length", BigInteger, nullable=False),
+    Column("head", String(64), nullable=False),
+)
 
 # ---------------------------------------------------------- quotas and expiry
 # (read and written by store.quotas and store.expiry,

@@ -20,7 +20,18 @@ recorded by the next ``twenty48 serve`` that starts with its key file
 (:mod:`twenty48_replay.store.server_keys`), as only the key file holds it.
 Version 3 also adds the score server's quotas and expiry: ``rate_limits``,
 ``abandoned_games`` and ``server_leases`` (all empty at first: no game of
-version 2 was abandoned, no limit was kept).
+version 2 was abandoned, no limit was kept).  Each step creates its tables
+as that version had them (:mod:`.legacy`), so a version 2 database goes
+through version 3 on its way.
+Version 4 chains the moderation log and the key history
+(:mod:`~twenty48_replay.store.log_chain`): each existing row gets its
+``chain``, computed in order, and ``log_heads`` each log's head.  SQLite
+cannot add a column in the form a new table has it (the schema check
+compares the text SQLite keeps), so there each of the two tables is
+rebuilt: renamed aside, made anew, its rows copied in order with their
+``chain``, the old one dropped; PostgreSQL adds the column and fills it.
+Their triggers are dropped for the step and made again after it, with
+SQLite's new no-REPLACE triggers.
 """
 
 from __future__ import annotations
@@ -28,36 +39,33 @@ from __future__ import annotations
 import hashlib
 from itertools import groupby
 
-from sqlalchemy import select, text, update
+from sqlalchemy import MetaData, select, text, update
 from sqlalchemy.engine import Connection
 
 from twenty48_replay.fairplay.names import name_key
-from twenty48_replay.store import dialects
+from twenty48_replay.store import dialects, log_chain
+from twenty48_replay.store.legacy import V3, metadata_v3
 from twenty48_replay.store.tables import (
     SCHEMA_VERSION,
-    abandoned_games,
-    bot_signals,
     escape_text,
-    fair_evidence,
     fair_games,
-    game_players,
-    key_events,
     log_digests,
+    log_heads,
     meta,
-    moderation_log,
-    player_keys,
-    players,
-    rate_limits,
-    server_leases,
     submitted_records,
 )
 
+#: The tables as version 3 made them.
+_V3 = metadata_v3.tables
+
 
 def upgrade(connection: Connection, version: int) -> None:
-    """Take a database of schema ``version`` (1 or 2) to the current one, step by step."""
+    """Take a database of schema ``version`` (1, 2 or 3) to the current one, step by step."""
     if version < 2:
         to_v2(connection)
-    to_v3(connection)
+    if version < 3:
+        to_v3(connection)
+    to_v4(connection)
     _set_version(connection, SCHEMA_VERSION)
 
 
@@ -71,19 +79,20 @@ def to_v3(connection: Connection) -> None:
     """Version 2 to 3: fair-play evidence; bot-signal detail (every fair game
     analysed again); the server's key history, append-only like the move log;
     player names and the moderation log; the server's quotas and expiry."""
-    fair_evidence.create(connection)
-    bot_signals.create(connection)
-    key_events.create(connection)
-    dialects.install_triggers(connection)  # every table's: CREATE ... IF NOT EXISTS / REPLACE
+    _V3["fair_evidence"].create(connection)
+    _V3["bot_signals"].create(connection)
+    _V3["key_events"].create(connection)
+    # every table's: CREATE ... IF NOT EXISTS / REPLACE
+    dialects.install_triggers(connection, V3)
     connection.execute(
         update(fair_games)
         .where(fair_games.c.analysis.in_(("done", "failed", "running")))
         .values(analysis="pending", analysis_ms=None)
     )
     # ---- quotas and expiry
-    rate_limits.create(connection)
-    abandoned_games.create(connection)
-    server_leases.create(connection)
+    _V3["rate_limits"].create(connection)
+    _V3["abandoned_games"].create(connection)
+    _V3["server_leases"].create(connection)
     # ---- end of quotas and expiry
     _names_to_v3(connection)
     _set_version(connection, 3)
@@ -95,18 +104,70 @@ def _names_to_v3(connection: Connection) -> None:
     Every existing fair game gets its name's key; none was played with a
     registered name (there were none).
     """
-    players.create(connection)
-    player_keys.create(connection)
-    game_players.create(connection)
-    moderation_log.create(connection)
-    dialects.install_triggers(connection)  # idempotent; adds the moderation log's
+    _V3["players"].create(connection)
+    _V3["player_keys"].create(connection)
+    _V3["game_players"].create(connection)
+    _V3["moderation_log"].create(connection)
+    dialects.install_triggers(connection, V3)  # idempotent; adds the moderation log's
     rows = connection.execute(select(fair_games.c.id, fair_games.c.player)).all()
     entries = [
         {"fair_id": fair_id, "name_key": name_key(str(player)), "registered": False}
         for fair_id, player in rows
     ]
     if entries:
-        connection.execute(game_players.insert(), entries)
+        connection.execute(_V3["game_players"].insert(), entries)
+
+
+def to_v4(connection: Connection) -> None:
+    """Version 3 to 4: the moderation log and the key history chained, their heads kept."""
+    for log in log_chain.LOGS:
+        if connection.dialect.name == "postgresql":
+            _chain_in_place(connection, log)
+        else:
+            _chain_by_rebuilding(connection, log)
+    log_heads.create(connection)
+    log_chain.start(connection)
+    dialects.install_triggers(connection)
+    _set_version(connection, 4)
+
+
+def _chain_by_rebuilding(connection: Connection, log: log_chain.ChainedLog) -> None:
+    """SQLite: the table renamed aside, made anew, its rows copied in order with their chain."""
+    name = log.name
+    aside = f"{name}_v3"
+    attached = connection.exec_driver_sql(
+        "SELECT type, name FROM sqlite_master WHERE tbl_name = ? "
+        "AND type IN ('trigger', 'index') AND sql IS NOT NULL",
+        (name,),
+    ).all()
+    for kind, object_name in attached:  # the new table makes its own
+        connection.exec_driver_sql(f'DROP {str(kind).upper()} "{object_name}"')
+    connection.exec_driver_sql(f'ALTER TABLE "{name}" RENAME TO "{aside}"')
+    old = _V3[name].to_metadata(MetaData(), name=aside)
+    log.table.create(connection)
+    previous = log_chain.GENESIS
+    for row in log_chain.rows(connection, log_chain.ChainedLog(old, old.c[log.order.name])):
+        previous = log_chain.link(previous, log, row)
+        connection.execute(log.table.insert().values(**row, chain=previous))
+    connection.exec_driver_sql(f'DROP TABLE "{aside}"')
+
+
+def _chain_in_place(connection: Connection, log: log_chain.ChainedLog) -> None:
+    """PostgreSQL: the column added, filled in order, then made NOT NULL."""
+    name = log.name
+    triggers = connection.exec_driver_sql(
+        "SELECT tgname FROM pg_trigger WHERE tgrelid = %s::regclass AND NOT tgisinternal", (name,)
+    ).all()
+    for (trigger,) in triggers:  # they refuse the UPDATE; install_triggers makes them again
+        connection.exec_driver_sql(f'DROP TRIGGER "{trigger}" ON "{name}"')
+    connection.exec_driver_sql(f'ALTER TABLE "{name}" ADD COLUMN chain VARCHAR(64)')
+    old = _V3[name]  # the same table without the column: its rows as they were
+    previous = log_chain.GENESIS
+    for row in log_chain.rows(connection, log_chain.ChainedLog(old, old.c[log.order.name])):
+        previous = log_chain.link(previous, log, row)
+        position = row[log.order.name]
+        connection.execute(update(log.table).where(log.order == position).values(chain=previous))
+    connection.exec_driver_sql(f'ALTER TABLE "{name}" ALTER COLUMN chain SET NOT NULL')
 
 
 def to_v2(connection: Connection) -> None:

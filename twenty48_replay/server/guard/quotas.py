@@ -1,8 +1,10 @@
 """The server's rate limits: which there are, their defaults, and how an operator changes them.
 
 Each limit is named and counts requests per *subject*: the client's
-address for creating games, registering names and submitting records; the
-game for moves, so that many players behind one address (a school, an
+address for creating games, registering names and submitting records (an
+IPv6 client's /64, an IPv4-mapped address as its IPv4 address, as the
+connection limit counts them: :func:`.transport.client_key`); the game for
+moves, so that many players behind one address (a school, an
 office) are never throttled by each other, and a stranger without the
 game's token cannot use up a player's moves (a move is charged only once
 its token matched).  The state is in the database
@@ -30,13 +32,13 @@ from twenty48_replay.core.errors import EXIT_UNUSABLE, MessageError
 from twenty48_replay.core.i18n import N_
 from twenty48_replay.store import fair_games as fair_store
 
-#: Creating games, per client address.
+#: Creating games, per client address (IPv6: per /64).
 CREATE_GAME: Final = "create-game"
 #: Moves (retries included), per game.
 MOVE: Final = "move"
-#: Submitting self-seeded records, per client address.
+#: Submitting self-seeded records, per client address (IPv6: per /64).
 SUBMIT_RECORD: Final = "submit-record"
-#: Registering a player name, per client address (``POST /api/players``).
+#: Registering a player name, per client address (IPv6: per /64; ``POST /api/players``).
 REGISTER_NAME: Final = "register-name"
 
 _UNITS: Final = {"s": 1, "min": 60, "h": 3600, "d": 86400}

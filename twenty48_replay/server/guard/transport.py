@@ -154,11 +154,15 @@ def _in_networks(
 
 
 def client_key(address: str) -> str:
-    """What the per-client connection limit counts by: the address, or an IPv6 /64.
+    """What the per-client limits count by: the address, or an IPv6 /64.
+
+    The connection limit counts by it, and so do the per-address rate limits
+    (:func:`twenty48_replay.server.http.parsing.quota_subject`).
 
     One IPv6 subscriber usually holds a whole /64 (2**64 addresses), so per
-    address it would not be bounded at all.  IPv4 addresses, IPv4-mapped IPv6
-    addresses (a dual-stack socket) and anything unparsable count as given.
+    address it would not be bounded at all.  An IPv4-mapped IPv6 address (a
+    dual-stack socket) counts as its IPv4 address; IPv4 addresses and anything
+    unparsable count as given.
     """
     if ":" not in address:
         return address

@@ -190,11 +190,12 @@ async def healthz(_request: Request, _server: Server) -> Response:
 
 
 async def readyz(_request: Request, server: Server) -> Response:
-    """The database answers and the writer takes jobs (:mod:`.health`); else 503 and why."""
+    """The database answers, the writer takes jobs and the logs' chains hold (:mod:`.health`);
+    else 503 and why.  Ready, it publishes the chains' heads."""
     reason = await server.readiness.reason()
     if reason is not None:
         return error_response(503, reason)
-    return JSON({"status": "ready"})
+    return JSON({"status": "ready", "chains": server.readiness.heads})
 
 
 async def metrics_page(request: Request, server: Server) -> Response:
@@ -215,7 +216,7 @@ async def metrics_page(request: Request, server: Server) -> Response:
 async def register_player(request: Request, server: Server) -> Response:
     body = await parsing.json_object(request)
     name = parsing.player_name(body, "name")
-    address = parsing.client_address(request)  # charged to it (register-name, 429)
+    address = parsing.quota_subject(request)  # charged to it (register-name, 429)
     answer = await server.writer.run(write_jobs.RegisterPlayer(name, address))
     return JSON(answer, status_code=201)
 
@@ -224,7 +225,7 @@ async def create_game(request: Request, server: Server) -> Response:
     secret = parsing.optional_bearer(request)
     body = await parsing.json_object(request)
     player = parsing.player_name(body)
-    address = parsing.client_address(request)
+    address = parsing.quota_subject(request)
     answer = await server.writer.run(write_jobs.CreateGame(player, secret, address))
     return JSON(answer, status_code=201)
 
@@ -334,7 +335,7 @@ def _cursor(request: Request, kind: str, count: int) -> tuple[int, ...] | None:
 
 async def submit_record(request: Request, server: Server) -> Response:
     """Charged to the address first, then read and verified in the record pool, then stored."""
-    await server.charge(quotas.SUBMIT_RECORD, parsing.client_address(request))
+    await server.charge(quotas.SUBMIT_RECORD, parsing.quota_subject(request))
     body = await parsing.read_body(request, server.config.max_record_bytes)
     checked = await server.records.check(body)
     job = write_jobs.SubmitRecord(checked.record, checked.result)

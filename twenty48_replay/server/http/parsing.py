@@ -15,6 +15,7 @@ from starlette.requests import ClientDisconnect, Request
 from twenty48_replay.core.i18n import N_
 from twenty48_replay.fairplay.names import NameRefusedError, check_name
 from twenty48_replay.server.api_errors import ApiError, not_found
+from twenty48_replay.server.guard.transport import client_key
 
 #: Bodies of the game endpoints (a move is ~30 bytes).
 MAX_BODY: Final = 64 * 1024
@@ -195,9 +196,17 @@ def token_from_header(header: str | None) -> str:
     return token
 
 
-def client_address(request: Request) -> str:
-    """The client's address, as the transport gives it (a trusted proxy's header included)."""
-    return request.client.host if request.client is not None else "unknown"
+def quota_subject(request: Request) -> str:
+    """Whom the per-address rate limits charge: the client's address, an IPv6 client's /64.
+
+    The address is the transport's (a trusted proxy's ``X-Forwarded-For``
+    included), grouped as the connection limit groups it
+    (:func:`~twenty48_replay.server.guard.transport.client_key`): one IPv6
+    subscriber holds a whole /64, so counted per address it would get a new
+    quota with every address it picks; an IPv4-mapped address counts as its
+    IPv4 address.  Every per-address quota takes its subject from here.
+    """
+    return client_key(request.client.host) if request.client is not None else "unknown"
 
 
 def limit_param(request: Request, default: int, high: int) -> int:

@@ -1,8 +1,11 @@
 // leaderboard_page.js: the server's "/leaderboard" page, built from GET /api/leaderboard
 // (the best finished fair game of each player).  Every row links to the game's
 // replay page (/games/{id}), which verifies its signed record in the browser.
-// Player names are untrusted text: they only ever go in with textContent.
-// A registered name (played with its secret) gets a check mark.
+// Player names are untrusted text: they only ever go in with textContent, in an
+// element of their own.  A registered name (played with its secret) gets a badge beside
+// that element: a green disc with a check drawn by the style sheet, holding no character,
+// announced by its aria-label.  No name can imitate it (a name is text in the name's own
+// element, and the server refuses check marks and their look-alikes in names).
 
 import { apiLeaderboard } from "./api_client.js";
 import { pageLanguage, say } from "./page_words.js";
@@ -32,14 +35,19 @@ function leaderboardRow(game) {
   const row = document.createElement("tr");
   row.dataset.gameId = String(game.id);
   leaderboardCell(row, String(game.rank), "rank");
-  const player = leaderboardCell(row, String(game.player), "player");
+  const player = leaderboardCell(row, "", "player");
+  const name = document.createElement("span");
+  name.className = "player-name";
+  name.textContent = String(game.player);
+  player.append(name);
   row.dataset.registered = game.registered === true ? "yes" : "no";
   if (game.registered === true) {
-    const mark = document.createElement("span");
-    mark.className = "registered-mark";
-    mark.textContent = "\u2713";
-    mark.title = say("registered name: played with its secret");
-    player.append(mark);
+    const badge = document.createElement("span");
+    badge.className = "registered-badge";
+    badge.setAttribute("role", "img");
+    badge.setAttribute("aria-label", say("registered name: played with its secret"));
+    badge.title = say("registered name: played with its secret");
+    player.append(badge);
   }
   if (game.suspected_bot) {
     const flag = document.createElement("span");
