@@ -434,8 +434,6 @@ def _heads(values: list[str] | None) -> list[str]:
 
 
 def check_command(
-    db: DbOption = None,
-    as_json: JsonOption = False,
     head: Annotated[
         list[str] | None,
         typer.Option(
@@ -449,6 +447,8 @@ def check_command(
             show_default=False,
         ),
     ] = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Compare the schema with ours, re-derive every game, run the integrity check.
 
