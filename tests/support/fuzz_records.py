@@ -31,7 +31,7 @@ from collections import Counter
 from itertools import cycle
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the project root: support.*
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: support.*
 
 from support.fuzz_scenarios import SCENARIOS, STATS, BrokenPromiseError, run
 from support.fuzzing import check_library, mutant
