@@ -31,13 +31,20 @@ def backup_command(
     ] = None,
     force: Annotated[
         bool,
-        typer.Option("--force", help=N_("Replace an existing file (never the database itself).")),
+        typer.Option(
+            "--force",
+            help=N_(
+                "Replace an existing file (never the database itself, nor a live database: "
+                "restoring is a separate step, with the server stopped)."
+            ),
+        ),
     ] = False,
     db: DbOption = None,
 ) -> None:
     """A consistent copy of the SQLite database, made while it is in use (serve may run)."""
     from twenty48_replay.server import ServerConfig, key_history, key_path
     from twenty48_replay.store import Store
+    from twenty48_replay.store.backup import refuse_live
 
     if output is None:
         raise typer.BadParameter(_("--output FILE is needed: where to write the copy"))
@@ -54,6 +61,7 @@ def backup_command(
                     "--output {file} is the database's own file ({path}); refusing to write over it"
                 ).format(file=shown, path=printable(str(path)))
             )
+    refuse_live(output)  # even with --force: restoring is a step of its own, server stopped
     if output.exists() and not force:
         raise typer.BadParameter(
             _("--output {file} exists; give a new name, or --force to replace it").format(
