@@ -39,10 +39,22 @@ def backup_command(
             ),
         ),
     ] = False,
+    key: Annotated[
+        Path | None,
+        typer.Option(
+            "--key",
+            help=N_(
+                "The server's private key file (serve's --key): checked to hold the key the "
+                "database signs with, and named as the file to keep with the copy."
+            ),
+            show_default=False,
+        ),
+    ] = None,
     db: DbOption = None,
 ) -> None:
     """A consistent copy of the SQLite database, made while it is in use (serve may run)."""
-    from twenty48_replay.server import ServerConfig, key_history, key_path
+    from twenty48_replay.fairplay.signing import ServerKey
+    from twenty48_replay.server import key_files_holding, key_history
     from twenty48_replay.store import Store
     from twenty48_replay.store.backup import refuse_live
 
@@ -69,9 +81,19 @@ def backup_command(
             )
         )
     with open_store(db) as store:
+        current = key_history(store).current
+        if key is not None:
+            held = ServerKey.load(key).key_id  # unreadable, open to others: exit 2
+            if current is not None and held != current.key_id:
+                raise typer.BadParameter(
+                    _(
+                        "--key {file} holds key {held}, but the database signs with key "
+                        "{key_id}: give the file serve's --key names (after a rotation, the "
+                        "new one)"
+                    ).format(file=printable(str(key)), held=held, key_id=current.key_id)
+                )
         report = store.backup(output)
         name = store.name
-        current = key_history(store).current
     with Store(str(output), read_only=True) as copy:  # what the copy holds, as check reads it
         chains = copy.chains()
     warn(
@@ -87,26 +109,32 @@ def backup_command(
     )
     if any(head.length for head in chains.heads):
         _report_heads(chains)
-    # backup is not told serve's --key, so it names the key by the id the database
-    # signs with: the operator can match it with serve's start line or `admin keys`.
-    key = printable(str(key_path(ServerConfig(db=db))))
-    if current is None:
-        warn(
-            _(
-                "the server's signing key is not in the copy: keep a copy of its key file "
-                "(by default {key}) with the backup, as safely as the key itself; a database "
-                "restored without its key file cannot be served without --rotate-key"
-            ).format(key=key)
-        )
-    else:
+    if current is not None and live is not None:  # a database that served signs with a key
+        files = [key] if key is not None else key_files_holding(live.parent, current.key_id)
+        _remind_key(current.key_id, files, live.parent)
+
+
+def _remind_key(key_id: str, files: list[Path], folder: Path) -> None:
+    """The key file to keep with the copy: named when known, else how to find it."""
+    if files:
         warn(
             _(
                 "the server's signing key is not in the copy: keep a copy of the key file "
-                "holding key {key_id}, the key this database signs with (serve's --key; by "
-                "default {key}), with the backup, as safely as the key itself; a database "
-                "restored without its key file cannot be served without --rotate-key"
-            ).format(key_id=printable(current.key_id), key=key)
+                "{key} (key {key_id}, the key this database signs with) with the backup, as "
+                "safely as the key itself; a database restored without its key file cannot "
+                "be served without --rotate-key"
+            ).format(key=printable(", ".join(map(str, files))), key_id=printable(key_id))
         )
+        return
+    warn(
+        _(
+            "the server's signing key is not in the copy: keep a copy of the key file "
+            "holding key {key_id}, the key this database signs with, with the backup, as "
+            "safely as the key itself; no key file in {folder} holds it: it is the file "
+            "serve's --key names (give backup the same --key to have it checked); a "
+            "database restored without its key file cannot be served without --rotate-key"
+        ).format(key_id=printable(key_id), folder=printable(str(folder)))
+    )
 
 
 def _report_heads(chains: ChainReport) -> None:

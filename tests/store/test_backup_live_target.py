@@ -108,3 +108,48 @@ def test_an_old_backup_is_still_replaced_with_force(tmp_path: Path) -> None:
     assert run_cli("backup", "--db", str(db), "-o", str(old)).returncode == 0
     again = run_cli("backup", "--db", str(db), "-o", str(old), "--force")
     assert again.returncode == 0, again.stderr
+
+
+@pytest.mark.slow
+def test_backup_names_the_key_file_the_deployment_uses_also_after_a_rotation(
+    tmp_path: Path,
+) -> None:
+    """As the systemd unit runs it (``--key server-key.pem``), and after a rotation to a new
+    file: backup names the file that holds the key, never a default file that does not exist;
+    ``--key`` is checked to hold the database's key."""
+    live = tmp_path / "games.sqlite3"
+    first, rotated = tmp_path / "server-key.pem", tmp_path / "server-key-2027.pem"
+    with ServerProcess(str(live), tmp_path, "--no-analysis", "--key", str(first)) as server:
+        old_id = RemoteGame(Client(server.url), "ann").finish()["fair"]["key_id"]
+    said = run_cli("backup", "--db", str(live), "-o", str(tmp_path / "b1.sqlite3"))
+    assert said.returncode == 0, said.stderr
+    assert f"key file {first} (key {old_id}" in said.stderr
+    assert "games.sqlite3.server-key.pem" not in said.stderr
+
+    rotation = ("--no-analysis", "--key", str(rotated), "--rotate-key")
+    with ServerProcess(str(live), tmp_path, *rotation) as server:
+        new_id = RemoteGame(Client(server.url), "bob").finish()["fair"]["key_id"]
+    assert new_id != old_id
+    said = run_cli("backup", "--db", str(live), "-o", str(tmp_path / "b2.sqlite3"))
+    assert said.returncode == 0, said.stderr
+    assert f"key file {rotated} (key {new_id}" in said.stderr
+    assert str(first) not in said.stderr  # the retired key's file is not the one to keep
+    checked = run_cli(
+        "backup", "--db", str(live), "--key", str(rotated), "-o", str(tmp_path / "b3.sqlite3")
+    )
+    assert checked.returncode == 0, checked.stderr
+    assert f"key file {rotated} (key {new_id}" in checked.stderr
+    wrong = run_cli(
+        "backup", "--db", str(live), "--key", str(first), "-o", str(tmp_path / "b4.sqlite3")
+    )
+    assert wrong.returncode == 2, wrong.stderr
+    assert old_id in wrong.stderr
+    assert new_id in wrong.stderr
+    assert not (tmp_path / "b4.sqlite3").exists()
+
+    # Nowhere beside the database (the key lives elsewhere): says so, with the key id.
+    rotated.rename(tmp_path / "elsewhere.key")
+    said = run_cli("backup", "--db", str(live), "-o", str(tmp_path / "b5.sqlite3"))
+    assert said.returncode == 0, said.stderr
+    assert f"holding key {new_id}" in said.stderr
+    assert "--key" in said.stderr
