@@ -11,7 +11,7 @@ from twenty48_replay.core.i18n import N_, _, ngettext, number
 from twenty48_replay.core.text import printable
 
 from .common import DbOption, open_store
-from .output import warn
+from .output import emit, warn
 from .writing import database_files
 
 if TYPE_CHECKING:
@@ -96,7 +96,7 @@ def backup_command(
         name = store.name
     with Store(str(output), read_only=True) as copy:  # what the copy holds, as check reads it
         chains = copy.chains()
-    warn(
+    emit(  # the result on stdout; the reminder about the key is a warning (stderr)
         _("backed up {db} to {file}: {games}{kinds}, {size} bytes").format(
             db=printable(name),
             file=shown,
@@ -139,14 +139,14 @@ def _remind_key(key_id: str, files: list[Path], folder: Path) -> None:
 
 def _report_heads(chains: ChainReport) -> None:
     """The copy's log heads: written down with the backup, they tell a later rewrite."""
-    warn(
+    emit(
         _(
             "the copy's log heads (write them down with the backup; 'twenty48 check --head' "
             "on the live or a restored database says whether its logs still pass through them):"
         )
     )
     for head in chains.heads:
-        warn(
+        emit(
             ngettext(
                 "  {log}: {count} row: --head {text}",
                 "  {log}: {count} rows: --head {text}",
