@@ -11,7 +11,7 @@ from support.server_harness import ServerProcess
 from textual.widgets import Static
 
 from twenty48_cli.remote_play import keep_record
-from twenty48_cli.tui.remote_app import RemotePlayApp, RemoteSession
+from twenty48_cli.tui.remote_app import RemoteGameScreen, RemotePlayApp, RemoteSession
 from twenty48_cli.tui.widgets import BoardView
 from twenty48_replay.fairplay.client import Client, RemoteGame
 from twenty48_replay.store import Store
@@ -134,6 +134,8 @@ def test_a_move_waiting_for_a_server_that_is_down_says_so(tmp_path: Path) -> Non
         game = RemoteGame(client, "wes")
         with Store(str(tmp_path / "local.sqlite3")) as store:
             app = RemotePlayApp(store, RemoteSession(game))
+            screen = app.game_screen
+            assert isinstance(screen, RemoteGameScreen)
             seen: dict[str, object] = {}
 
             def status() -> str:
@@ -168,7 +170,9 @@ def test_a_move_waiting_for_a_server_that_is_down_says_so(tmp_path: Path) -> Non
                     await pilot.press("up")  # waits with the move: not sent meanwhile
                     assert game.state.moves == 1
                     server.start()
-                    await until(lambda: game.state.moves == 2 and not app.game_screen.waiting, "2")
+                    await until(
+                        lambda: game.state.moves == 2 and not screen.waiting, "move 2 played"
+                    )
                     await pilot.pause()
                     seen["after"] = status()
                     await pilot.press("q")
