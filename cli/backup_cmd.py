@@ -11,7 +11,7 @@ from twenty48_replay.core.i18n import N_, _, ngettext, number
 from twenty48_replay.core.text import printable
 
 from .common import DbOption, open_store
-from .output import warn
+from .output import emit, warn
 from .writing import database_files
 
 if TYPE_CHECKING:
@@ -31,13 +31,32 @@ def backup_command(
     ] = None,
     force: Annotated[
         bool,
-        typer.Option("--force", help=N_("Replace an existing file (never the database itself).")),
+        typer.Option(
+            "--force",
+            help=N_(
+                "Replace an existing file (never the database itself, nor a live database: "
+                "restoring is a separate step, with the server stopped)."
+            ),
+        ),
     ] = False,
+    key: Annotated[
+        Path | None,
+        typer.Option(
+            "--key",
+            help=N_(
+                "The server's private key file (serve's --key): checked to hold the key the "
+                "database signs with, and named as the file to keep with the copy."
+            ),
+            show_default=False,
+        ),
+    ] = None,
     db: DbOption = None,
 ) -> None:
     """A consistent copy of the SQLite database, made while it is in use (serve may run)."""
-    from twenty48_replay.server import ServerConfig, key_history, key_path
+    from twenty48_replay.fairplay.signing import ServerKey
+    from twenty48_replay.server import key_files_holding, key_history
     from twenty48_replay.store import Store
+    from twenty48_replay.store.backup import refuse_live
 
     if output is None:
         raise typer.BadParameter(_("--output FILE is needed: where to write the copy"))
@@ -54,6 +73,7 @@ def backup_command(
                     "--output {file} is the database's own file ({path}); refusing to write over it"
                 ).format(file=shown, path=printable(str(path)))
             )
+    refuse_live(output)  # even with --force: restoring is a step of its own, server stopped
     if output.exists() and not force:
         raise typer.BadParameter(
             _("--output {file} exists; give a new name, or --force to replace it").format(
@@ -61,12 +81,22 @@ def backup_command(
             )
         )
     with open_store(db) as store:
+        current = key_history(store).current
+        if key is not None:
+            held = ServerKey.load(key).key_id  # unreadable, open to others: exit 2
+            if current is not None and held != current.key_id:
+                raise typer.BadParameter(
+                    _(
+                        "--key {file} holds key {held}, but the database signs with key "
+                        "{key_id}: give the file serve's --key names (after a rotation, the "
+                        "new one)"
+                    ).format(file=printable(str(key)), held=held, key_id=current.key_id)
+                )
         report = store.backup(output)
         name = store.name
-        current = key_history(store).current
     with Store(str(output), read_only=True) as copy:  # what the copy holds, as check reads it
         chains = copy.chains()
-    warn(
+    emit(  # the result on stdout; the reminder about the key is a warning (stderr)
         _("backed up {db} to {file}: {games}{kinds}, {size} bytes").format(
             db=printable(name),
             file=shown,
@@ -79,38 +109,44 @@ def backup_command(
     )
     if any(head.length for head in chains.heads):
         _report_heads(chains)
-    # backup is not told serve's --key, so it names the key by the id the database
-    # signs with: the operator can match it with serve's start line or `admin keys`.
-    key = printable(str(key_path(ServerConfig(db=db))))
-    if current is None:
-        warn(
-            _(
-                "the server's signing key is not in the copy: keep a copy of its key file "
-                "(by default {key}) with the backup, as safely as the key itself; a database "
-                "restored without its key file cannot be served without --rotate-key"
-            ).format(key=key)
-        )
-    else:
+    if current is not None and live is not None:  # a database that served signs with a key
+        files = [key] if key is not None else key_files_holding(live.parent, current.key_id)
+        _remind_key(current.key_id, files, live.parent)
+
+
+def _remind_key(key_id: str, files: list[Path], folder: Path) -> None:
+    """The key file to keep with the copy: named when known, else how to find it."""
+    if files:
         warn(
             _(
                 "the server's signing key is not in the copy: keep a copy of the key file "
-                "holding key {key_id}, the key this database signs with (serve's --key; by "
-                "default {key}), with the backup, as safely as the key itself; a database "
-                "restored without its key file cannot be served without --rotate-key"
-            ).format(key_id=printable(current.key_id), key=key)
+                "{key} (key {key_id}, the key this database signs with) with the backup, as "
+                "safely as the key itself; a database restored without its key file cannot "
+                "be served without --rotate-key"
+            ).format(key=printable(", ".join(map(str, files))), key_id=printable(key_id))
         )
+        return
+    warn(
+        _(
+            "the server's signing key is not in the copy: keep a copy of the key file "
+            "holding key {key_id}, the key this database signs with, with the backup, as "
+            "safely as the key itself; no key file in {folder} holds it: it is the file "
+            "serve's --key names (give backup the same --key to have it checked); a "
+            "database restored without its key file cannot be served without --rotate-key"
+        ).format(key_id=printable(key_id), folder=printable(str(folder)))
+    )
 
 
 def _report_heads(chains: ChainReport) -> None:
     """The copy's log heads: written down with the backup, they tell a later rewrite."""
-    warn(
+    emit(
         _(
             "the copy's log heads (write them down with the backup; 'twenty48 check --head' "
             "on the live or a restored database says whether its logs still pass through them):"
         )
     )
     for head in chains.heads:
-        warn(
+        emit(
             ngettext(
                 "  {log}: {count} row: --head {text}",
                 "  {log}: {count} rows: --head {text}",

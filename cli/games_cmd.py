@@ -489,7 +489,7 @@ def check_command(
         else:
             count = len(report.problems)
             verdict = ngettext("{count} problem", "{count} problems", count).format(count=count)
-        warn(
+        emit(  # the verdict is the result: stdout, as the problems and heads above
             _("checked {games} games, {moves} moves: {verdict}").format(
                 games=report.games, moves=report.moves, verdict=verdict
             )

@@ -156,9 +156,10 @@ def offer_registration(client: Client, name: str, secret: str | None) -> None:
     """After a game under an unregistered name: say how to make it yours."""
     if secret is None:
         warn(
-            _("{name} is not yours on {url}: add --register to keep it yours there").format(
-                name=printable(name), url=client.url
-            )
+            _(
+                "played as {name}, a name anyone may use on {url}; to make it yours there, "
+                "play with --register"
+            ).format(name=printable(name), url=client.url)
         )
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from textual import work
 from textual.binding import Binding, BindingType
 from textual.markup import escape
 
@@ -28,7 +29,13 @@ from twenty48_replay.core.errors import NullMoveError, Twenty48Error
 from twenty48_replay.core.game import MoveOutcome, Spawn
 from twenty48_replay.core.i18n import N_, _
 from twenty48_replay.core.text import printable
-from twenty48_replay.fairplay.client import AnswerError, DeadlineError, MoveRefusedError, RemoteGame
+from twenty48_replay.fairplay.client import (
+    AnswerError,
+    DeadlineError,
+    MoveRefusedError,
+    RemoteGame,
+    UnreachableError,
+)
 from twenty48_replay.fairplay.witness import ServerAnswerError, UnfairServerError
 from twenty48_replay.store import Store
 
@@ -40,6 +47,12 @@ from .widgets import COMPACT
 
 #: What ends a fair game at once: the server broke a rule, or its answer cannot be used.
 STOPPING = (UnfairServerError, ServerAnswerError, AnswerError, DeadlineError)
+
+
+def waiting_note() -> str:
+    """The status line while a move waits for a server that does not answer."""
+    return _("waiting for the server… retrying")
+
 
 FAIR_HELP = HelpCard(
     heading=N_("twenty48 — a fair game"),
@@ -108,9 +121,47 @@ class RemoteSession:
         self.state = game.state  # its seed is secret until the end: "" here
         #: Why the game stopped (a broken rule, an unusable answer); None while it goes on.
         self.stopped: Twenty48Error | None = None
+        #: A move sent ahead of :meth:`play` (:meth:`prepare`): its direction, outcome or error.
+        self._prepared: tuple[Direction, MoveOutcome | BaseException] | None = None
 
     def play(self, direction: Direction, *, assisted: bool = False) -> MoveOutcome:
-        """Send a move that changes the board; refuse one that does not, without a request."""
+        """Send a move that changes the board; refuse one that does not, without a request.
+
+        A move :meth:`prepare` already sent is not sent again: its answer (or
+        error) is used.
+        """
+        prepared, self._prepared = self._prepared, None
+        if prepared is not None and prepared[0] == direction:
+            if isinstance(prepared[1], BaseException):
+                raise prepared[1]
+            return prepared[1]
+        return self._send(direction)
+
+    def prepare(self, direction: Direction, *, retries: int | None = None) -> bool:
+        """Send a move now (``retries``: at most so many times again), for :meth:`play` to use.
+
+        True when no server answered (unreachable, or 503): the move was not
+        played, and may be sent again.  Safe in a worker thread: it touches
+        the game and the network only, never the screen.
+        """
+        client = self.game.client
+        saved = client.retries
+        if retries is not None:
+            client.retries = retries
+        try:
+            self._prepared = (direction, self._send(direction))
+        except UnreachableError as exc:
+            if retries is not None and not isinstance(exc, DeadlineError):
+                self._prepared = None
+                return True
+            self._prepared = (direction, exc)
+        except Exception as exc:  # play() raises it, as it would have
+            self._prepared = (direction, exc)
+        finally:
+            client.retries = saved
+        return False
+
+    def _send(self, direction: Direction) -> MoveOutcome:
         board = self.game.state.board
         if direction not in board.valid_directions():
             raise NullMoveError(direction.letter, self.state.moves + 1, over=board.is_over())
@@ -154,6 +205,8 @@ class RemoteGameScreen(GameScreen):
     def __init__(self, store: Store, session: RemoteSession) -> None:
         super().__init__(store, session)
         self.remote = session
+        #: A move waits for a server that did not answer (sent again in the background).
+        self.waiting = False
         self.add_class("-fair")  # the line under the board stays at 60 columns
 
     def side_identity(self) -> str:
@@ -183,12 +236,41 @@ class RemoteGameScreen(GameScreen):
         return ""
 
     def action_move(self, letter: str) -> None:
-        """A move; when the server's answer stops the game, the UI closes at once."""
+        """A move; when the server's answer stops the game, the UI closes at once.
+
+        The move is sent once at once; when no server answers, the status
+        line says so and the move is sent again in the background (the
+        client's retries), keys waiting meanwhile, so the screen never
+        freezes without a word.
+        """
+        session = self.remote
+        if self.waiting:
+            return
+        direction = Direction(letter)
+        board = session.game.state.board
+        sendable = session.stopped is None and direction in board.valid_directions()
+        if sendable and session.prepare(direction, retries=0):
+            self.waiting = True
+            self.set_status(waiting_note(), notice=True)
+            self._send_again(direction)
+            return
+        self._apply(letter)
+
+    def _apply(self, letter: str) -> None:
         session = self.remote
         if session.stopped is None:
             super().action_move(letter)
         if session.stopped is not None:
             self.app.exit(return_code=session.stopped.exit_code)
+
+    @work(thread=True, exclusive=True, group="move")
+    def _send_again(self, direction: Direction) -> None:
+        self.remote.prepare(direction)  # the client's whole retry policy
+        self.app.call_from_thread(self._answered, direction)
+
+    def _answered(self, direction: Direction) -> None:
+        self.waiting = False
+        self._apply(direction.letter)
 
     def action_hint(self) -> None:
         self.set_status(_("no hints in a fair game"), notice=True)

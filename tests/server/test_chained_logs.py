@@ -293,8 +293,8 @@ def test_backup_prints_the_heads_of_its_copy(tmp_path: Path) -> None:
         cli_ok("admin", "ban", "mallory", "--reason", "bot", "--db", db)
         backed = run_cli("backup", "--db", db, "-o", str(tmp_path / "copy.sqlite3"))
     assert backed.returncode == 0, backed.stderr
-    assert "the copy's log heads" in backed.stderr
-    assert sorted(HEAD.findall(backed.stderr)) == sorted(check_heads(db))
+    assert "the copy's log heads" in backed.stdout
+    assert sorted(HEAD.findall(backed.stdout)) == sorted(check_heads(db))
     assert sorted(check_heads(str(tmp_path / "copy.sqlite3"))) == sorted(check_heads(db))
 
 

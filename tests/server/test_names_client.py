@@ -78,7 +78,10 @@ def test_register_then_reuse_the_kept_secret(tmp_path: Path) -> None:
         # An unregistered name plays as before, and is offered registration.
         code, out = play(server.url, theirs, tmp_path / "b.sqlite3", "--player", "ulla")
         assert code == 0, out
-        assert "add --register to keep it yours" in out
+        # ... in a note that reads as one, not as an error.
+        assert "played as ulla, a name anyone may use on" in out
+        assert "to make it yours there, play with --register" in out
+        assert "not yours" not in out
 
         # A kept secret that others can read is not used.
         files[0].chmod(0o644)

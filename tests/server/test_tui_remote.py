@@ -11,7 +11,7 @@ from support.server_harness import ServerProcess
 from textual.widgets import Static
 
 from twenty48_cli.remote_play import keep_record
-from twenty48_cli.tui.remote_app import RemotePlayApp, RemoteSession
+from twenty48_cli.tui.remote_app import RemoteGameScreen, RemotePlayApp, RemoteSession
 from twenty48_cli.tui.widgets import BoardView
 from twenty48_replay.fairplay.client import Client, RemoteGame
 from twenty48_replay.store import Store
@@ -120,3 +120,70 @@ def test_fair_play_screen_commitment_help_and_null_moves(tmp_path: Path) -> None
     assert null[0] == null[1]
     assert '/moves HTTP/1.1" 422' not in log
     assert server_log_letters(db, game.id) == game.letters
+
+
+@pytest.mark.slow
+def test_a_move_waiting_for_a_server_that_is_down_says_so(tmp_path: Path) -> None:
+    """The server stops between two moves: the status line says the move waits and is being
+    sent again (the screen does not freeze without a word); once the server is back, the
+    move is played, the line clears, and the server's log has every move."""
+    db = str(tmp_path / "server.sqlite3")
+    server = ServerProcess(db, tmp_path, "--no-analysis").start()
+    try:
+        client = Client(server.url, retries=60, deadline=300)
+        game = RemoteGame(client, "wes")
+        with Store(str(tmp_path / "local.sqlite3")) as store:
+            app = RemotePlayApp(store, RemoteSession(game))
+            screen = app.game_screen
+            assert isinstance(screen, RemoteGameScreen)
+            seen: dict[str, object] = {}
+
+            def status() -> str:
+                return str(app.game_screen.query_one("#status", Static).content)
+
+            async def until(condition: object, what: str) -> None:
+                for _ in range(3000):  # a bound, not a timing: each pause is a few ms at least
+                    if callable(condition) and condition():
+                        return
+                    await asyncio.sleep(0.05)
+                raise AssertionError(f"never: {what}; status {status()!r}")
+
+            async def run() -> None:
+                async with app.run_test(size=(80, 24)) as pilot:
+                    await pilot.pause()
+                    for key in ("left", "down", "right", "up"):
+                        if game.state.moves:
+                            break
+                        await pilot.press(key)
+                        await pilot.pause()
+                    assert game.state.moves == 1
+                    server.stop()
+                    board = game.state.board
+                    key = next(
+                        name
+                        for letter, name in (("L", "left"), ("D", "down"), ("R", "right"))
+                        if letter in {d.letter for d in board.valid_directions()}
+                    )
+                    await pilot.press(key)
+                    await until(lambda: "waiting for the server" in status(), "waiting shown")
+                    seen["waiting"] = status()
+                    await pilot.press("up")  # waits with the move: not sent meanwhile
+                    assert game.state.moves == 1
+                    server.start()
+                    await until(
+                        lambda: game.state.moves == 2 and not screen.waiting, "move 2 played"
+                    )
+                    await pilot.pause()
+                    seen["after"] = status()
+                    await pilot.press("q")
+                    await pilot.pause()
+                    await pilot.press("y")
+
+            asyncio.run(run())
+        assert seen["waiting"] == "waiting for the server… retrying"
+        assert "waiting" not in str(seen["after"])
+        assert client.retried > 0
+        assert server_log_letters(db, game.id) == game.letters
+        client.close()
+    finally:
+        server.stop()

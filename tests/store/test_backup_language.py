@@ -25,7 +25,7 @@ def test_backup_counts_kept_signed_records_and_formats_numbers(tmp_path: Path) -
         assert imported.returncode == 0, imported.stderr
     said = run_cli("backup", "--db", db, "-o", str(tmp_path / "en.sqlite3"))
     assert said.returncode == 0, said.stderr
-    english = said.stderr.splitlines()[0]
+    english = said.stdout.splitlines()[0]
     assert re.fullmatch(
         r"backed up .+ to .+en\.sqlite3: 2 games "
         r"\(1 signed fair-play record from a server\), \d{1,3}(,\d{3})+ bytes",
@@ -33,7 +33,7 @@ def test_backup_counts_kept_signed_records_and_formats_numbers(tmp_path: Path) -
     ), english
     sagt = run_cli("--lang", "da", "backup", "--db", db, "-o", str(tmp_path / "da.sqlite3"))
     assert sagt.returncode == 0, sagt.stderr
-    danish = sagt.stderr.splitlines()[0]
+    danish = sagt.stdout.splitlines()[0]
     assert re.fullmatch(
         r"sikkerhedskopierede .+ til .+da\.sqlite3: 2 spil "
         r"\(1 underskrevet fair-play-protokol fra en server\), \d{1,3}(\.\d{3})+ byte",
@@ -46,5 +46,5 @@ def test_backup_of_plain_games_names_no_fair_kind(tmp_path: Path) -> None:
     assert run_cli("import", "--db", db, str(EXAMPLES / "valid.json")).returncode == 0
     sagt = run_cli("--lang", "da", "backup", "--db", db, "-o", str(tmp_path / "da.sqlite3"))
     assert sagt.returncode == 0, sagt.stderr
-    assert ": 1 spil, " in sagt.stderr.splitlines()[0]
-    assert "fair" not in sagt.stderr.splitlines()[0]
+    assert ": 1 spil, " in sagt.stdout.splitlines()[0]
+    assert "fair" not in sagt.stdout.splitlines()[0]

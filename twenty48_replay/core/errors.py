@@ -289,6 +289,16 @@ def os_problem(exc: BaseException) -> MessageError | str:
     import socket  # only here: the verify path imports this module
     import ssl
 
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        # A certificate this machine does not trust: the fix the operator's guide gives.
+        return MessageError(
+            N_(
+                "{reason}; if the server's certificate comes from a private certificate "
+                "authority, give that authority's certificate with SSL_CERT_FILE=ca.pem "
+                '(the operator\'s guide, "TLS")'
+            ),
+            reason=str(exc) or type(exc).__name__,
+        )
     if isinstance(exc, ssl.SSLError):
         # Its errno is the TLS library's code, not the system's (1 would read "operation not
         # permitted"): the library's own words, which name the certificate problem.

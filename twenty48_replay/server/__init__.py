@@ -8,7 +8,7 @@ the server) uses these names, never the rooms inside.
   :func:`host_name`, :func:`normalise_origin`, :func:`default_allowed_hosts`).
 * Starting: :func:`prepare` (settles the key plan and the database),
   :func:`check_listen`, :func:`fit_connections`, :func:`serve`.
-* The key plan: :func:`key_history`, :func:`revoke`.
+* The key plan: :func:`key_history`, :func:`revoke`, :func:`key_files_holding`.
 * Moderation: :func:`suspects`, :func:`signal_fields`.
 
 Inside, floor by floor: ``run`` (uvicorn), ``http/`` (the Starlette
@@ -33,7 +33,12 @@ from twenty48_replay.server.guard.transport import (
     TransportLimits,
     parse_forwarded_allow_ips,
 )
-from twenty48_replay.server.key_rules import KeyRuleError, key_history, revoke
+from twenty48_replay.server.key_rules import (
+    KeyRuleError,
+    key_files_holding,
+    key_history,
+    revoke,
+)
 from twenty48_replay.server.run import ListenError, check_listen, fit_connections, prepare, serve
 
 __all__ = [
@@ -48,6 +53,7 @@ __all__ = [
     "default_allowed_hosts",
     "fit_connections",
     "host_name",
+    "key_files_holding",
     "key_history",
     "key_path",
     "normalise_origin",

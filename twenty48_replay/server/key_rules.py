@@ -35,7 +35,13 @@ from typing import Any, ClassVar, Final
 import attrs
 from sqlalchemy.engine import Connection
 
-from twenty48_replay.core.errors import EXIT_FAILED, EXIT_UNUSABLE, StoreError, Twenty48Error
+from twenty48_replay.core.errors import (
+    EXIT_FAILED,
+    EXIT_UNUSABLE,
+    KeyFileError,
+    StoreError,
+    Twenty48Error,
+)
 from twenty48_replay.core.i18n import N_, _
 from twenty48_replay.core.timestamps import iso_ms, now_ms
 from twenty48_replay.fairplay.keyset import KeyPeriod, key_set_document
@@ -323,3 +329,28 @@ def refuse_stale_signer(connection: Connection, key_id: str) -> str | None:
             "(rotated by another process); restart it with the current key file"
         )
     return None
+
+
+#: How many ``*.pem`` files of one folder :func:`key_files_holding` reads at most.
+MAX_KEY_FILES_LOOKED_AT: Final = 100
+
+
+def key_files_holding(folder: Path, key_id: str) -> list[Path]:
+    """The private key files in ``folder`` (``*.pem``, sorted) that hold the key ``key_id``.
+
+    Files that are not a private key this process may read (a public key, a
+    certificate, a file open to others, another user's) are passed over: the
+    answer only names where the key is, for the operator to keep a copy of it.
+    """
+    found: list[Path] = []
+    try:
+        candidates = sorted(folder.glob("*.pem"))[:MAX_KEY_FILES_LOOKED_AT]
+    except OSError:
+        return found
+    for path in candidates:
+        try:
+            if ServerKey.load(path).key_id == key_id:
+                found.append(path)
+        except (KeyFileError, OSError):
+            continue
+    return found

@@ -9,6 +9,13 @@ mode 0600 (the database holds the secret server seeds of unfinished games),
 checked with SQLite's ``integrity_check``, synced, and only then renamed to
 the target: an interrupted backup leaves no partial file under that name.
 
+The target is never a live database: a ``-wal``, ``-shm`` or ``-journal``
+file beside it means that a program (a running ``serve``) has it open, or
+stopped without closing it, and renaming a copy over it would leave that
+program's log beside another database: a malformed database, and the
+games it acknowledged lost.  Restoring a copy is a separate step, with the
+server stopped (docs/operating.md, "Restoring").
+
 PostgreSQL has its own tools for this (``pg_dump``; see docs/operating.md).
 The server's signing key is a separate file and never part of the copy.
 """
@@ -61,6 +68,7 @@ def sqlite_backup(engine: Engine, shown: str, target: Path) -> BackupReport:
             ),
             db=shown,
         )
+    refuse_live(target)
     folder = target.parent
     temporary = folder / f".{target.name[:100]}.{os.getpid()}.{secrets.token_hex(4)}.part"
     try:
@@ -71,6 +79,7 @@ def sqlite_backup(engine: Engine, shown: str, target: Path) -> BackupReport:
     try:
         report = _copy(engine, shown, temporary)
         _sync_file(temporary)
+        refuse_live(target)  # again: a server may have opened it during the copy
         os.replace(temporary, target)
         _sync_folder(folder)
     except OSError as exc:
@@ -80,6 +89,41 @@ def sqlite_backup(engine: Engine, shown: str, target: Path) -> BackupReport:
             with contextlib.suppress(OSError):
                 os.unlink(f"{temporary}{suffix}")
     return report
+
+
+#: The files SQLite keeps beside a database while it is open or being written.
+_LIVE_SIDES: Final = ("-wal", "-shm", "-journal")
+
+
+def live_sides(target: Path) -> list[Path]:
+    """The ``-wal``/``-shm``/``-journal`` files beside ``target`` (or the file it links to).
+
+    Empty for anything but a live database: ours are in WAL mode, and SQLite
+    removes both side files when the last connection closes cleanly.
+    """
+    found: list[Path] = []
+    for base in dict.fromkeys((str(target), os.path.realpath(target))):
+        for suffix in _LIVE_SIDES:
+            side = Path(base + suffix)
+            if os.path.lexists(side) and side not in found:
+                found.append(side)
+    return found
+
+
+def refuse_live(target: Path) -> None:
+    """Raise :class:`StoreError` when ``target`` is a live database (see :func:`live_sides`)."""
+    sides = live_sides(target)
+    if sides:
+        raise StoreError(
+            N_(
+                "{file} is a live database ({side} is beside it: a server has it open, or "
+                "stopped without closing it); backup never writes over a live database, not "
+                "even with --force: write the copy to a new name, and restore a copy only "
+                'with the server stopped (the operator\'s guide, "Restoring")'
+            ),
+            file=target,
+            side=sides[0],
+        )
 
 
 #: Games kept as signed fair-play records: their ``extra`` is an object with a
