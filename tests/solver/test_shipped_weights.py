@@ -71,7 +71,7 @@ def test_the_wheel_and_the_sdist_carry_the_weights(tmp_path: Path) -> None:
     weights.parent.mkdir(exist_ok=True)
     weights.write_bytes(b"T48NTUPL stands in for the weights")
     built = subprocess.run(
-        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(tmp_path / "dist")],
+        [sys.executable, "-m", "build", "--outdir", str(tmp_path / "dist")],
         cwd=source,
         capture_output=True,
         text=True,
