@@ -38,6 +38,7 @@ def test_each_value_is_the_reward_plus_the_afterstate_value(weights: Path) -> No
     from twenty48_replay.solver import network as nw
 
     module = native_search.solver_module()
+    assert module is not None
     net = nw.network(module, str(weights))
     assert net is not None
     record = loaded(VALID)
