@@ -220,3 +220,13 @@ def test_the_pure_python_search_notes_that_it_cannot_use_the_network(small: Path
     assert result.returncode == 0, result.stderr
     assert "needs the native solver" in result.stderr
     assert result.stderr.count("\n") == 1
+
+
+def test_solver_weights_describes_the_shipped_file(small: Path, tmp_path: Path) -> None:
+    described = run_cli_shipped(small, "solver", "weights", "--json")
+    assert described.returncode == 0, described.stderr
+    if nw.DEFAULT_EVALUATION == NETWORK:
+        assert json.loads(described.stdout)["file"] == str(small)
+    absent = run_cli_shipped(tmp_path / "absent.t48w", "solver", "weights")
+    assert absent.returncode == 0, absent.stderr
+    assert "hand-tuned" in absent.stdout

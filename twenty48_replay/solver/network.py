@@ -109,13 +109,15 @@ class Choice:
 def chosen_path(explicit: str | None = None) -> tuple[Path | None, bool]:
     """The weights file to use and whether it was asked for (None: the heuristic).
 
-    ``explicit`` (a ``--weights`` value) wins over ``TWENTY48_WEIGHTS``, which wins
-    over the shipped file; the word ``none`` in either means the heuristic.
+    ``explicit`` (a path given on the command line) wins over ``TWENTY48_WEIGHTS``, which
+    wins over the shipped file (when :data:`DEFAULT_EVALUATION` is the network); the word
+    ``none`` in either means the heuristic.
     """
     for value in (explicit, os.environ.get(ENV_VAR, "").strip() or None):
         if value is not None:
             return (None, True) if value.lower() == NONE else (Path(value), True)
-    return (DEFAULT_FILE, False) if DEFAULT_FILE.exists() else (None, False)
+    shipped = DEFAULT_EVALUATION == NETWORK and DEFAULT_FILE.exists()
+    return (DEFAULT_FILE, False) if shipped else (None, False)
 
 
 @functools.cache
