@@ -294,6 +294,8 @@ def _export_html(
     from twenty48_replay.fairplay.signing import TrustedKeySet, load_trusted
     from twenty48_replay.web.page import replay_page
 
+    from .evaluation_text import graph_for
+
     trusted = None
     if trust is not None:
         trusted = load_trusted(trust)
@@ -304,7 +306,10 @@ def _export_html(
         page_key = (
             trusted.keys.to_json() if isinstance(trusted, TrustedKeySet) else trusted.public_key
         )
-    html = replay_page(record, trusted_key=page_key, language=language).encode("utf-8")
+    graph, _note = graph_for(record)
+    html = replay_page(
+        record, trusted_key=page_key, language=language, graph=graph, graph_note=graph is None
+    ).encode("utf-8")
     _write(output, html, _("the replay page as HTML"), protected)
     loaded.finish()
 

@@ -82,9 +82,11 @@ def replay_command(
         if not sys.stdin.isatty() or not sys.stdout.isatty():
             fail(_("the viewer needs a terminal; use --at N, --frames or --json"))
             raise typer.Exit(2)
+        from .evaluation_text import graph_for
         from .tui.replay_app import run_replay_app
 
-        run_replay_app(timeline, loaded.label, list(loaded.reasons))
+        graph, note = graph_for(loaded.record)
+        run_replay_app(timeline, loaded.label, list(loaded.reasons), graph, note)
         loaded.finish()
         return
     if at is not None:

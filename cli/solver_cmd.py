@@ -20,6 +20,7 @@ from twenty48_replay.core.text import printable
 
 from .common import DbOption, JsonOption, checked_player, open_store
 from .directions import arrow_and_name
+from .evaluation_text import graph_for, move_sentence, points, sparkline
 from .helptext import formatted
 from .limits import (
     MAX_GAME_ID,
@@ -37,6 +38,7 @@ from .targets import load_checked, step_at
 
 if TYPE_CHECKING:
     from twenty48_replay.solver.analysis import Analysis
+    from twenty48_replay.solver.evaluation import EvaluationGraph
 
 SOLVER_PLAYER = "solver"
 #: The values of --strength (twenty48_replay.solver.strength.Strength), kept here so that
@@ -68,11 +70,53 @@ StrengthOption = Annotated[
 ]
 
 
-def _settings(strength: str) -> Any:
-    """The search settings of a --strength value, for the engine that runs."""
-    from twenty48_replay.solver import Strength, default_settings
+#: The values of --evaluation (twenty48_replay.solver.settings.EVALUATIONS).
+EVALUATIONS = ("heuristic", "network")
 
-    return default_settings(Strength(strength))
+
+def _checked_evaluation(value: str | None) -> str | None:
+    if value is not None and value not in EVALUATIONS:
+        raise typer.BadParameter(
+            _("must be one of {choices}, not {value}").format(
+                choices=", ".join(EVALUATIONS), value=printable(repr(value[:40]))
+            )
+        )
+    return value
+
+
+EvaluationOption = Annotated[
+    str | None,
+    typer.Option(
+        "--evaluation",
+        callback=_checked_evaluation,
+        metavar="heuristic|network",
+        help=N_(
+            "What scores positions: network (the n-tuple network: the shipped weights, or "
+            "TWENTY48_WEIGHTS=FILE) or heuristic (the hand-tuned evaluation). Default: the "
+            "network when its weights can be read, else the heuristic "
+            "(TWENTY48_WEIGHTS=none: the heuristic)."
+        ),
+        show_default=False,
+    ),
+]
+
+
+def _settings(strength: str, evaluation: str | None = None) -> Any:
+    """The search settings of --strength and --evaluation, for the engine that runs.
+
+    When the heuristic stands in for a network that was wanted, its note goes to
+    stderr once (the settings then say heuristic, so worker processes never try the
+    network again).
+    """
+    from twenty48_replay.solver import Strength
+    from twenty48_replay.solver.dispatch import evaluation_choice
+    from twenty48_replay.solver.native_search import available
+    from twenty48_replay.solver.strength import settings_for
+
+    choice = evaluation_choice(evaluation)
+    if choice.note is not None:
+        warn(choice.note)
+    return settings_for(Strength(strength), native=available(), network=choice.network is not None)
 
 
 def parse_board(text: str) -> Board:
@@ -121,6 +165,7 @@ def hint_command(
         ),
     ] = None,
     strength: StrengthOption = "default",
+    evaluation: EvaluationOption = None,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -160,7 +205,7 @@ def hint_command(
             position = session.state.board
             label = _("game {id}").format(id=session.id)
             session.mark_assisted()
-    best, values = best_move(position, _settings(strength))
+    best, values = best_move(position, _settings(strength, evaluation))
     if as_json:
         emit_json(
             {
@@ -208,11 +253,11 @@ def _hint_report(
         emit(f"  {arrow_and_name(direction.letter):10} {_grouped(value):>14}{gap}")
 
 
-def _play_one(job: tuple[str, int | None, str]) -> tuple[str, str, float]:
+def _play_one(job: tuple[str, int | None, Any]) -> tuple[str, str, float]:
     from twenty48_replay.solver import play_game
 
-    seed, until, strength = job
-    played = play_game(seed, until, settings=_settings(strength))
+    seed, until, settings = job
+    played = play_game(seed, until, settings=settings)
     return seed, played.moves, played.seconds
 
 
@@ -247,6 +292,7 @@ def autoplay_command(
         ),
     ] = None,
     strength: StrengthOption = "default",
+    evaluation: EvaluationOption = None,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -267,13 +313,14 @@ def autoplay_command(
     base = seed or new_seed()
     seeds = [base] + [f"{base}-{i}" for i in range(2, games + 1)]
     jobs = min(jobs or default_jobs(), games)
+    settings = _settings(strength, evaluation)
     rows: list[dict[str, Any]] = []
     with open_store(db) as store:
         if jobs == 1 and sys.stdout.isatty() and not as_json:
             for s in seeds:
-                rows.append(_autoplay_live(store, s, until, strength))
+                rows.append(_autoplay_live(store, s, until, settings))
         else:
-            rows = _autoplay_pool(store, seeds, until, jobs, strength, quiet=as_json)
+            rows = _autoplay_pool(store, seeds, until, jobs, settings, quiet=as_json)
     if as_json:
         for row in rows:
             emit_json(row)
@@ -281,14 +328,13 @@ def autoplay_command(
     _summary(rows, until)
 
 
-def _autoplay_live(store: Any, seed: str, until: int | None, strength: str) -> dict[str, Any]:
+def _autoplay_live(store: Any, seed: str, until: int | None, settings: Any) -> dict[str, Any]:
     """One game in this process, stored move by move, with a live board."""
     from rich.live import Live
     from rich.text import Text
 
     from twenty48_replay.solver import best_move
 
-    settings = _settings(strength)
     session = store.new_game(seed, player=SOLVER_PLAYER)
     start = time.perf_counter()
     with Live(Text(""), refresh_per_second=12, transient=False) as live:
@@ -318,7 +364,7 @@ def _autoplay_live(store: Any, seed: str, until: int | None, strength: str) -> d
 
 
 def _autoplay_pool(
-    store: Any, seeds: list[str], until: int | None, jobs: int, strength: str, quiet: bool
+    store: Any, seeds: list[str], until: int | None, jobs: int, settings: Any, quiet: bool
 ) -> list[dict[str, Any]]:
     """Games in worker processes; each is verified and stored when it ends."""
     from rich.console import Console
@@ -341,7 +387,7 @@ def _autoplay_pool(
     ) as progress:
         task = progress.add_task("games", total=len(seeds))
         with worker_pool(jobs) as pool:
-            for seed, moves, seconds in pool.imap(_play_one, [(s, until, strength) for s in seeds]):
+            for seed, moves, seconds in pool.imap(_play_one, [(s, until, settings) for s in seeds]):
                 state, _ = final_state(Record(seed, moves, 0))
                 ended = now_ms()
                 extra = {"player": SOLVER_PLAYER, "client": "twenty48 autoplay"}
@@ -425,10 +471,15 @@ def analyze_command(
         int, typer.Option("--top", min=1, max=MAX_TOP, help=N_("How many mistakes to list."))
     ] = 5,
     strength: StrengthOption = "default",
+    evaluation: EvaluationOption = None,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Annotate a game move by move: accuracy, largest mistakes, the classic mistakes."""
+    """Annotate a game move by move: accuracy, largest mistakes, the classic mistakes.
+
+    With the solver's n-tuple network, also the evaluation graph: the network's
+    expected final score after each move, and the moves that cost the most of it.
+    """
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -443,6 +494,7 @@ def analyze_command(
 
     loaded = load_checked(target, db)
     record, label = loaded.record, loaded.label
+    settings = _settings(strength, evaluation)
     console = Console(stderr=True)
     with Progress(
         TextColumn("analysing"),
@@ -456,20 +508,65 @@ def analyze_command(
         task = progress.add_task("moves", total=len(record.moves))
         analysis = analyze(
             record,
-            settings=_settings(strength),
+            settings=settings,
             jobs=jobs or default_jobs(),
             progress=lambda done, total: progress.update(task, completed=done, total=total),
         )
+    # The graph needs the network: with --evaluation heuristic the search does without
+    # it, the graph still uses it when it can.
+    graph, note = graph_for(record, None if evaluation == "heuristic" else evaluation)
     if as_json:
         # A stored game by its number; a record file by its name (and line).
         where = {"game": loaded.game} if loaded.game is not None else {"file": label}
-        emit_json({**where, **analysis.to_json()})
+        emit_json(
+            {
+                **where,
+                **analysis.to_json(),
+                "evaluation": settings.evaluation,
+                "graph": None if graph is None else graph.to_json(),
+                **({"graph_note": note} if graph is None else {}),
+            }
+        )
     else:
-        _report(analysis, label, top)
+        _report(analysis, label, top, graph, note)
     loaded.finish()
 
 
-def _report(analysis: Analysis, label: str, top: int) -> None:
+#: Columns of the text sparkline of the expected score.
+SPARK_WIDTH = 60
+
+
+def _graph_report(graph: EvaluationGraph | None, note: str, top: int) -> None:
+    """The evaluation graph in text: a sparkline, then the moves that cost the most."""
+    if graph is None:
+        emit(note)
+        emit("")
+        return
+    if not graph.moves:
+        return
+    expected = [m.expected for m in graph.moves]
+    emit(
+        _("Expected final score after each move (the network, {source}):").format(
+            source=printable(graph.source)
+        )
+    )
+    emit(
+        "  "
+        + sparkline(expected, SPARK_WIDTH)
+        + "  "
+        + _("from {low} to {high}").format(low=points(min(expected)), high=points(max(expected)))
+    )
+    costly = graph.costliest(top)
+    if costly:
+        emit(_("Where the game was lost (expected score given up, by the network):"))
+        for move in costly:
+            emit("  " + move_sentence(move))
+    emit("")
+
+
+def _report(
+    analysis: Analysis, label: str, top: int, graph: EvaluationGraph | None = None, note: str = ""
+) -> None:
     moves = len(analysis.annotations)
     emit(
         _("Analysis of {label}: {moves} moves, score {score}, largest tile {tile}").format(
@@ -485,6 +582,7 @@ def _report(analysis: Analysis, label: str, top: int) -> None:
         )
     )
     emit("")
+    _graph_report(graph, note, top)
     mistakes = analysis.largest_mistakes(top)
     if mistakes:
         emit(_("Largest mistakes (expected value given up):"))

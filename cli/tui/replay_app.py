@@ -15,7 +15,7 @@ came from.
 from __future__ import annotations
 
 from time import monotonic
-from typing import Any, ClassVar, Final
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 import typer
 from textual import events
@@ -33,7 +33,8 @@ from twenty48_replay.core.replay import Step
 from twenty48_replay.core.text import printable
 from twenty48_replay.core.timeline import Timeline
 
-from ..directions import ARROWS, NAMES
+from ..directions import ARROWS, NAMES, arrow_and_name
+from ..evaluation_text import points
 from ..render import cell_name
 from .keybar import KeyBar, Shorter
 from .language import translate_bindings
@@ -50,6 +51,12 @@ from .widgets import (
     ScoreBox,
     page_css,
 )
+
+if TYPE_CHECKING:
+    from twenty48_replay.solver.evaluation import EvaluationGraph
+
+#: The evaluation line when there is no graph (no network can be used).
+NO_GRAPH_LINE: Final = N_("evaluation graph: none (it needs the solver's n-tuple network)")
 
 #: Autoplay speeds in moves per second; ``+``/``-`` move along this list.
 SPEEDS: Final = (1, 2, 4, 8, 16, 32, 64)
@@ -83,6 +90,11 @@ REPLAY_HELP = HelpCard(
         N_(
             "Step k is the board after move k and its spawn, the outlined tile. "
             "Nothing is written: a replay only reads."
+        ),
+        N_(
+            "With the solver's n-tuple network, the line under the progress bar gives its "
+            "expected final score after the move shown, and what the move cost against its "
+            "best move."
         ),
     ),
 )
@@ -340,6 +352,15 @@ class ReplayScreen(Responsive, Screen[None]):
     ReplayScreen.-compact #bottom {
         display: none;
     }
+    ReplayScreen #evaluation {
+        width: 100%;
+        height: 1;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    ReplayScreen.-no-evaluation #evaluation {
+        display: none;
+    }
     ReplayScreen.-compact ScoreBox {
         margin-bottom: 0;
     }
@@ -349,12 +370,22 @@ class ReplayScreen(Responsive, Screen[None]):
     """
     )
 
-    def __init__(self, timeline: Timeline, label: str, reasons: list[str]) -> None:
+    def __init__(
+        self,
+        timeline: Timeline,
+        label: str,
+        reasons: list[str],
+        graph: EvaluationGraph | None = None,
+        graph_note: str = "",
+    ) -> None:
         super().__init__()
         translate_bindings(self)
         self.timeline = timeline
         self.label = label
         self.reasons = list(reasons)
+        #: The network's expected score, move by move (None: no line, or ``graph_note``).
+        self.graph = graph
+        self.graph_note = graph_note
         #: Computed once: a bisection over the timeline, not free per redraw.
         self.winning_step = timeline.winning_step
         self.step = 0
@@ -391,6 +422,8 @@ class ReplayScreen(Responsive, Screen[None]):
             with Horizontal(id="bottom"):
                 yield ProgressBar(total=max(self.timeline.last, 1), show_eta=False, id="progress")
                 yield Static("", id="play-state", markup=False)
+            if self.graph is not None or self.graph_note:
+                yield Static("", id="evaluation", markup=False)
         yield KeyBar()
 
     def on_mount(self) -> None:
@@ -486,6 +519,37 @@ class ReplayScreen(Responsive, Screen[None]):
             )
         self._show_markers()
         self.query_one(ProgressBar).update(progress=number)
+        for line in self.query("#evaluation").results(Static):
+            line.update(self.evaluation_text())
+
+    def evaluation_text(self) -> str:
+        """The evaluation line of the step shown: the network's expected final score after
+        the move that led here, and what it cost against the network's best move."""
+        if self.graph is None:
+            return _(NO_GRAPH_LINE) if self.graph_note else ""
+        if self.step == 0:
+            first = self.graph.at(1)
+            if first is None:
+                return ""
+            return _("network: expected final score {expected} with {best}").format(
+                expected=points(first.best_expected), best=arrow_and_name(first.best.letter)
+            )
+        move = self.graph.at(self.step)
+        if move is None:
+            return ""
+        if move.best is move.played:
+            return _("network: expected score {expected} · the network's choice").format(
+                expected=points(move.expected)
+            )
+        return _(
+            "network: expected score {expected} · {best} kept {best_expected} · "
+            "this move cost about {cost}"
+        ).format(
+            expected=points(move.expected),
+            best=arrow_and_name(move.best.letter),
+            best_expected=points(move.best_expected),
+            cost=points(move.cost),
+        )
 
     def apply_layout(self, width: int, height: int) -> None:
         """The arrangement that shows the whole banner, if any (see :mod:`.replay_layout`)."""
@@ -498,6 +562,9 @@ class ReplayScreen(Responsive, Screen[None]):
         self.set_class(not arrangement.margins, "-no-margins")
         self.set_class(not arrangement.progress, "-no-progress")
         self.set_class(not arrangement.title, "-no-title")
+        # The evaluation line only where a row is left over: every arrangement keeps its size.
+        spare = height - arrangement.rows - chosen.banner_rows
+        self.set_class(spare < 1 or arrangement.layout == COMPACT, "-no-evaluation")
         if banner is not None:
             banner.rows = chosen.banner_rows
             banner.refresh(layout=True)
@@ -680,10 +747,17 @@ class ReplayApp(ChromeColours, App[None]):
     TITLE = "twenty48 replay"
     ENABLE_COMMAND_PALETTE = False
 
-    def __init__(self, timeline: Timeline, label: str, reasons: list[str]) -> None:
+    def __init__(
+        self,
+        timeline: Timeline,
+        label: str,
+        reasons: list[str],
+        graph: EvaluationGraph | None = None,
+        graph_note: str = "",
+    ) -> None:
         super().__init__()
         self.timeline = timeline
-        self.replay_screen = ReplayScreen(timeline, label, reasons)
+        self.replay_screen = ReplayScreen(timeline, label, reasons, graph, graph_note)
 
     @property
     def step(self) -> int:
@@ -695,7 +769,13 @@ class ReplayApp(ChromeColours, App[None]):
         return self.replay_screen
 
 
-def run_replay_app(timeline: Timeline, label: str, reasons: list[str]) -> None:
+def run_replay_app(
+    timeline: Timeline,
+    label: str,
+    reasons: list[str],
+    graph: EvaluationGraph | None = None,
+    graph_note: str = "",
+) -> None:
     """Run the viewer until the user quits.
 
     An invalid record's reasons are in the viewer's banner; afterwards
@@ -703,7 +783,7 @@ def run_replay_app(timeline: Timeline, label: str, reasons: list[str]) -> None:
     as its printing modes do, so scripts and shells see the same verdict
     whichever way the record was looked at.
     """
-    app = ReplayApp(timeline, label, reasons)
+    app = ReplayApp(timeline, label, reasons, graph, graph_note)
     app.run()
     if app.return_code:
         raise typer.Exit(app.return_code)

@@ -503,7 +503,11 @@ def test_the_solver_searches_with_the_chosen_weights(
     assert result.values != heuristic.values
     monkeypatch.setenv("TWENTY48_WEIGHTS", "none")
     assert default_settings().evaluation == "heuristic"
-    # Network settings without a network: the hand-tuned search stands in.
+    # Network settings without a network (none named, none shipped): the hand-tuned
+    # search stands in.
+    from twenty48_replay.solver import network
+
+    monkeypatch.setattr(network, "DEFAULT_FILE", small_weights.with_name("absent.t48w"))
     assert search(board, NETWORK_DEFAULT).values == search(board, default_settings()).values
 
 

@@ -24,20 +24,29 @@ def engine_name() -> str:
     return "native" if native_search.available() else "python"
 
 
-def current_network() -> network.Network | None:
-    """The network the C search uses here (None: the heuristic, or no C search).
+def evaluation_choice(evaluation: str | None = None) -> network.Choice:
+    """What searches here evaluate with (:func:`~twenty48_replay.solver.network.choose`):
+    ``evaluation`` ``"heuristic"``, ``"network"`` or None (the default's choice).
 
-    Raises :class:`~twenty48_replay.solver.weights.WeightsError` when the weights
-    chosen cannot be used.
+    Raises :class:`~twenty48_replay.solver.weights.WeightsError` when the file named
+    by ``TWENTY48_WEIGHTS`` cannot be used.
     """
-    module = native_search.solver_module()
-    return None if module is None else network.network(module)
+    return network.choose(native_search.solver_module(), evaluation)
 
 
-def default_settings(strength: Strength = Strength.DEFAULT) -> SearchSettings:
-    """The settings of ``strength`` for the search that runs here."""
+def current_network() -> network.Network | None:
+    """The network the C search uses here by default (None: the heuristic, or no C search)."""
+    return evaluation_choice().network
+
+
+def default_settings(
+    strength: Strength = Strength.DEFAULT, evaluation: str | None = None
+) -> SearchSettings:
+    """The settings of ``strength`` for the search that runs here, with ``evaluation``
+    (None: the default's choice; the heuristic when no network can be used)."""
     native = native_search.available()
-    return settings_for(strength, native=native, network=current_network() is not None)
+    net = evaluation_choice(evaluation).network
+    return settings_for(strength, native=native, network=net is not None)
 
 
 def search(board: Board, settings: SearchSettings | None = None) -> SearchResult:
@@ -45,7 +54,9 @@ def search(board: Board, settings: SearchSettings | None = None) -> SearchResult
     module = native_search.solver_module()
     if settings is None:
         settings = default_settings()
-    net = current_network() if module is not None and settings.evaluation == NETWORK else None
+    net = None
+    if module is not None and settings.evaluation == NETWORK:
+        net = network.choose(module, NETWORK).network
     if net is None:
         settings = heuristic_settings(settings, native=module is not None)
     if module is None:

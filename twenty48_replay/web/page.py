@@ -29,13 +29,17 @@ import html
 import json
 import re
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from twenty48_replay.core.i18n import LANGUAGES, N_, current_language, translations
 from twenty48_replay.core.record import Record
 from twenty48_replay.web.bundle import bundle
+from twenty48_replay.web.graph import evaluation_section
 from twenty48_replay.web.messages import page_catalog
 from twenty48_replay.web.theme import stylesheet
+
+if TYPE_CHECKING:
+    from twenty48_replay.solver.evaluation import EvaluationGraph
 
 #: The entry module of the page; bundle() pulls in what it imports.
 ENTRY: Final = "replay_page.js"
@@ -157,7 +161,7 @@ aria-label="{t_position}">
 <kbd>&#x2191;</kbd> <kbd>&#x2193;</kbd> &#xB1;10, <kbd>Space</kbd> {t_play_key}</span>
 </div>
 </div>
-<section class="t48-details"><h2>{t_record}</h2><dl id="details"></dl></section>
+{evaluation}<section class="t48-details"><h2>{t_record}</h2><dl id="details"></dl></section>
 <p class="t48-footer">{t_footer}</p>
 <noscript><p>{t_noscript}</p></noscript>
 </main>
@@ -219,6 +223,8 @@ def replay_page(
     *,
     trusted_key: bytes | Mapping[str, Any] | None = None,
     language: str | None = None,
+    graph: EvaluationGraph | None = None,
+    graph_note: bool = False,
 ) -> str:
     """The HTML text of a self-contained page that replays and verifies ``record``.
 
@@ -231,6 +237,9 @@ def replay_page(
     ``language`` (one of :data:`twenty48_replay.core.i18n.LANGUAGES`; default: the
     current one) is the page's language: its words and the verifier's
     reasons, translated from their codes with the embedded catalog.
+    ``graph`` (the solver's network's values of the game's moves) adds the
+    evaluation graph, an inline SVG (:mod:`twenty48_replay.web.graph`); without
+    it, ``graph_note`` adds a short note saying that no network could be used.
     """
     language = current_language() if language is None else language
     if language not in LANGUAGES:
@@ -258,6 +267,7 @@ def replay_page(
         lang=language,
         **_shell_words(language),
         style=style,
+        evaluation=evaluation_section(graph, graph_note, language),
         data_id=DATA_ID,
         data=data,
         script=script,
