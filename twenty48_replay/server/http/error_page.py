@@ -94,6 +94,8 @@ _PLAIN: Final = {
 def said(refusal: ApiError, language: str) -> str:
     """A refusal's reason in ``language`` (its template's translation, else its words')."""
     tr = translations(language).gettext
+    if refusal.code is not None:
+        return refusal.code.render(tr)
     if refusal.template is not None:
         return tr(refusal.template).format(**refusal.values)
     return tr(refusal.reason)

@@ -54,7 +54,11 @@ import { readKeySetFile } from "./key_sets.js";
 import { TrustedKeyError } from "./trusted_keys.js";
 import { Witness, WitnessUnfair, WitnessUnusable } from "./play_witness.js";
 import { pageTranslate, say } from "./page_words.js";
-import { reasonText } from "./reasons.js";
+import { reasonKnown, reasonTemplates, reasonText } from "./reasons.js";
+import { REFUSAL_TEMPLATES } from "./refusal_templates.js";
+
+// The server's refusals come with their code (error_code): said in the page's language.
+reasonTemplates(REFUSAL_TEMPLATES);
 
 const PLAY_KEYS = Object.freeze({
   ArrowUp: "U",
@@ -718,16 +722,25 @@ class PlayPage {
   }
 
   reason(error) {
-    // In the page's language: a reason from its code, the client's own words from their
-    // template; the server's refusal reason is the server's text and is shown as sent.
-    if (error && error.code !== null && typeof error.code === "object" && pageTranslate !== null) {
+    // In the page's language: a reason from its code (the witness's, or the server's refusal
+    // with a code this page knows), the client's own words from their template; a refusal
+    // without a known code is the server's text and is shown as sent.
+    const coded = error && error.code !== null && typeof error.code === "object";
+    if (coded && pageTranslate !== null && (!(error instanceof ApiRefusal) || reasonKnown(error.code))) {
       return reasonText(error.code, pageTranslate);
     }
     if (error && error.words) {
-      // A value that is itself one of the catalog's sentences (the JSON reader's) is said too.
+      // A value that is itself one of the catalog's sentences (the JSON reader's) is said too,
+      // and the server's reason inside (a 429's, a 503's) from its code.
+      const codes = error.words.codes || {};
       const values = {};
       for (const [name, value] of Object.entries(error.words.values)) {
-        values[name] = typeof value === "string" && pageTranslate !== null ? pageTranslate(value) : value;
+        const code = codes[name];
+        if (pageTranslate !== null && code && reasonKnown(code)) {
+          values[name] = reasonText(code, pageTranslate);
+        } else {
+          values[name] = typeof value === "string" && pageTranslate !== null ? pageTranslate(value) : value;
+        }
       }
       return say(error.words.template, values);
     }
