@@ -54,11 +54,17 @@ import { readKeySetFile } from "./key_sets.js";
 import { TrustedKeyError } from "./trusted_keys.js";
 import { Witness, WitnessUnfair, WitnessUnusable } from "./play_witness.js";
 import { pageTranslate, say } from "./page_words.js";
-import { reasonKnown, reasonTemplates, reasonText } from "./reasons.js";
+import { reasonTemplates, reasonText } from "./reasons.js";
 import { REFUSAL_TEMPLATES } from "./refusal_templates.js";
 
 // The server's refusals come with their code (error_code): said in the page's language.
 reasonTemplates(REFUSAL_TEMPLATES);
+
+// Whether a server's reason and every reason inside it are refusal codes this page knows.
+function playKnownRefusal(r) {
+  if (r === null || typeof r !== "object" || !Object.prototype.hasOwnProperty.call(REFUSAL_TEMPLATES, r.code)) return false;
+  return Object.values(r.params).every((value) => value === null || typeof value !== "object" || playKnownRefusal(value));
+}
 
 const PLAY_KEYS = Object.freeze({
   ArrowUp: "U",
@@ -726,7 +732,7 @@ class PlayPage {
     // with a code this page knows), the client's own words from their template; a refusal
     // without a known code is the server's text and is shown as sent.
     const coded = error && error.code !== null && typeof error.code === "object";
-    if (coded && pageTranslate !== null && (!(error instanceof ApiRefusal) || reasonKnown(error.code))) {
+    if (coded && pageTranslate !== null && (!(error instanceof ApiRefusal) || playKnownRefusal(error.code))) {
       return reasonText(error.code, pageTranslate);
     }
     if (error && error.words) {
@@ -736,7 +742,7 @@ class PlayPage {
       const values = {};
       for (const [name, value] of Object.entries(error.words.values)) {
         const code = codes[name];
-        if (pageTranslate !== null && code && reasonKnown(code)) {
+        if (pageTranslate !== null && playKnownRefusal(code)) {
           values[name] = reasonText(code, pageTranslate);
         } else {
           values[name] = typeof value === "string" && pageTranslate !== null ? pageTranslate(value) : value;

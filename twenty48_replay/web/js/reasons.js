@@ -10,7 +10,6 @@
 //   reason(code, params = {}) -> a frozen {code, params}
 //   reasonText(reason, translate = null) -> its text; translate(englishTemplate) -> template
 //   reasonJson(reason) -> {code, params} with nested reasons as plain objects (as --json prints)
-//   reasonKnown(reason) -> whether it and every reason inside it have a template here
 //   inField(field, problem) -> problem placed in a field ("field 'score': ..."), or itself when
 //       field is null
 //   translator(catalog) -> translate function of a {english: translation} object (or null)
@@ -58,12 +57,6 @@ export function reasonText(r, translate = null) {
     if (grouped) return reasonPlain(value).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
     return reasonPlain(value);
   });
-}
-
-export function reasonKnown(r) {
-  // Whether every code of r (a reason from elsewhere, such as a server's) has a template here.
-  if (!reasonIs(r) || !REASON_TABLE.has(r.code) || r.params === null || typeof r.params !== "object") return false;
-  return Object.values(r.params).every((value) => value === null || typeof value !== "object" || reasonKnown(value));
 }
 
 export function inField(field, problem) {
