@@ -111,6 +111,10 @@ PAGE_MESSAGES: Final = (
     N_("Server seed"),
     N_("Game started"),
     N_("Game ended"),
+    # a flag's value among the details (assisted), and the board's description
+    N_("Yes"),
+    N_("No"),
+    N_("board"),
     # viewer.js (through the translate function replay_page.js gives it)
     N_("move {step} / {last}"),
     N_("move {step}: {letter}"),
@@ -211,6 +215,7 @@ PLAY_PAGE_MESSAGES: Final = (
     N_("Game resumed: your move."),
     N_("none yet"),
     N_("revealed when the game ends"),
+    N_("board"),
     # api_client.js's own words (ApiUnusable, and ApiRefusal when the server is out of reach)
     N_("no whole answer from the server to {request} within {seconds} s"),
     N_("no answer"),

@@ -156,7 +156,7 @@ function playCodePoints(text) {
 class PlayPage {
   constructor() {
     this.root = playEl("game");
-    this.boardView = new BoardView(playEl("board")); // the export's board, same look
+    this.boardView = new BoardView(playEl("board"), say("board")); // the export's board, same look
     this.game = null; // {id, token, commitment, clientSeed, player, board, score, moves, won}
     this.witness = null; // play_witness.js: every answer of this game, checked as it arrives
     this.phase = "idle"; // idle | starting | playing | ending | over
