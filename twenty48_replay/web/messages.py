@@ -186,7 +186,11 @@ PLAY_PAGE_MESSAGES: Final = (
     N_("Commitment received; sending your seed…"),
     N_("Your move: arrow keys, WASD or swipe."),
     N_("Could not start a game: {reason}"),
-    N_("This name is registered here, and its secret is not in this browser: choose another name."),
+    N_(
+        "This name is registered here, and its secret is not in this browser: give its "
+        "secret, or choose another name."
+    ),
+    N_("That is not a name's secret: it is 16 to 256 letters, digits, - and _."),
     N_("Registering the name…"),
     N_("Move not played: {reason}"),
     N_("Game over"),

@@ -126,6 +126,10 @@ _PLAY_MAIN: Final = """<main id="game" data-state="idle" data-score="0" data-mov
 <label class="register" title="{register_title}">
 <input id="register" name="register" type="checkbox"> {keep_name}</label>
 <button id="new-game-button" type="submit">{new_game}</button>
+<details id="secret-box" class="secret-box"><summary>{have_secret}</summary>
+<label>{secret} <input id="name-secret" type="password" maxlength="256"
+ autocomplete="off" spellcheck="false"></label>
+<p class="help">{secret_help}</p></details>
 </form>
 </section>
 <div id="board-wrap" class="board-wrap">
@@ -176,6 +180,15 @@ def play_page(language: str = ENGLISH) -> str:
             N_("Only this browser can then play the name here: it keeps the name's secret")
         ),
         keep_name=say(N_("Keep this name mine")),
+        have_secret=say(N_("I have this name's secret")),
+        secret=say(N_("Secret")),
+        secret_help=say(
+            N_(
+                "For a name registered elsewhere: in a terminal, twenty48 player-secret "
+                "--server URL --player NAME prints its secret. Given once, it is kept in this "
+                "browser."
+            )
+        ),
         new_game=say(N_("New game")),
         game_board=say(N_("game board")),
         replay_and_verify=say(N_("Replay and verify")),

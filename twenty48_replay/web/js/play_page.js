@@ -288,6 +288,11 @@ class PlayPage {
       playEl("player").focus();
       return;
     }
+    if (this.givenSecret() === false) {
+      this.status(say("That is not a name's secret: it is 16 to 256 letters, digits, - and _."), true);
+      playEl("name-secret").focus();
+      return;
+    }
     const typed = playEl("seed-input").value;
     if (typed && playCodePoints(typed) > 128) {
       this.status(say("Your seed is longer than 128 characters."), true);
@@ -318,6 +323,13 @@ class PlayPage {
       apiListen((request, sent, status, answer) => witness.received(request, sent, status, answer));
       // The commitment is checked (64 lowercase hex) before it is shown or anything is played.
       const created = witness.created(await apiNewGame(player, secret));
+      if (secret !== null && secret === this.givenSecret()) {
+        // The server took it: the name's secret, kept here from now on (never in a URL).
+        playKeepSecret(player, secret);
+        playEl("name-secret").value = "";
+        playEl("secret-box").open = false;
+        this.root.dataset.registered = player;
+      }
       this.game = {
         id: created.id,
         token: created.token,
@@ -344,7 +356,9 @@ class PlayPage {
       }
       this.phase = "idle";
       if (error instanceof ApiRefusal && error.status === 401) {
-        this.status(say("This name is registered here, and its secret is not in this browser: choose another name."), true);
+        this.status(say("This name is registered here, and its secret is not in this browser: give its secret, or choose another name."), true);
+        playEl("secret-box").open = true;
+        playEl("name-secret").focus();
       } else {
         this.status(say("Could not start a game: {reason}", { reason: this.reason(error) }), true);
       }
@@ -352,8 +366,21 @@ class PlayPage {
     this.render();
   }
 
+  givenSecret() {
+    // A secret typed into "I have this name's secret" (a name registered elsewhere, such as
+    // with `twenty48 play --register`): null when none, false when it cannot be one.
+    const typed = playEl("name-secret").value.trim();
+    if (!typed) return null;
+    return PLAY_SECRET_PATTERN.test(typed) ? typed : false;
+  }
+
   async nameSecret(player) {
-    // The kept secret of this name, or a new one when "Keep this name mine" is ticked.
+    // The secret typed in, else the kept secret of this name, or a new one when "Keep this
+    // name mine" is ticked.
+    const given = this.givenSecret();
+    if (given !== null) {
+      return given;
+    }
     const kept = playSecretOf(player);
     if (kept !== null || !playEl("register").checked) {
       return kept;
