@@ -33,6 +33,7 @@ from .moderation_cmd import (
 )
 from .output import fail
 from .play_cmd import play_command
+from .player_cmd import player_secret_command
 from .records_cmd import export_command, import_command
 from .replay_cmd import replay_command
 from .serve_cmd import serve_command
@@ -123,6 +124,7 @@ register(app, "analyze", analyze_command)
 register(app, "check", check_command)
 register(app, "where", where_command)
 register(app, "evidence", evidence_command)
+register(app, "player-secret", player_secret_command)
 register(app, "serve", serve_command)
 register(app, "backup", backup_command)
 for _name, _function in (

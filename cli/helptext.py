@@ -125,6 +125,13 @@ HELP: Final = {
         "Without ID, one line per report; with ID, the report as JSON: every\n"
         "answer the server sent, in order (the game's token only as its SHA-256)."
     ),
+    "player-secret": N_(
+        "Print a registered name's secret kept here, to play the name in a browser.\n"
+        "\n"
+        "play --server URL --player NAME --register keeps the secret in the user data\n"
+        "folder; paste it into the play page's \"I have this name's secret\" field\n"
+        "once, and that browser keeps it. The secret alone is on stdout."
+    ),
     "serve": N_(
         "Serve fair games, signed records and a leaderboard over HTTP (JSON API and web pages)."
     ),
@@ -303,6 +310,12 @@ EXAMPLES: Final = {
     "evidence": (
         (N_("The reports kept"), "twenty48 evidence"),
         (N_("Report 1 as JSON, to keep or send"), "twenty48 evidence 1"),
+    ),
+    "player-secret": (
+        (
+            N_("The secret of a name registered with play --register"),
+            "twenty48 player-secret --server http://127.0.0.1:8048 --player pia",
+        ),
     ),
     "serve": (
         (N_("A score server on http://127.0.0.1:8048"), "twenty48 serve"),

@@ -68,6 +68,25 @@ test("a refusal is not retried and keeps the server's reason", async () => {
   assert.equal(calls.length, 1);
 });
 
+test("a refusal keeps the server's code, and only a well-formed one", async () => {
+  const code = { code: "field", params: { field: "player", problem: { code: "name.empty", params: {} } } };
+  scripted([
+    () => reply(422, { error: "field 'player': the name is empty", error_code: code }),
+    () => reply(422, { error: "odd", error_code: { code: "Not A Code", params: {} } }),
+    () => reply(422, { error: "odd", error_code: { code: "server.too_many", params: { seconds: 1.5 } } }),
+    () => reply(422, { error: "words alone" }),
+  ]);
+  const codes = [];
+  for (let i = 0; i < 4; i++) {
+    await assert.rejects(api.apiNewGame("x"), (error) => {
+      assert.ok(error instanceof api.ApiRefusal);
+      codes.push(error.code);
+      return true;
+    });
+  }
+  assert.deepEqual(codes, [code, null, null, null]);
+});
+
 test("a start answered 409 after a retry is ours when the game holds our client seed", async () => {
   const calls = scripted([
     () => {

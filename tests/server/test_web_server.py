@@ -377,15 +377,19 @@ def test_game_page_shows_a_verified_verdict(
     # The served page links back to the server's pages, at the top, above the heading
     # (a line at the end went unnoticed in a new-user trial).
     page = browser_page.page
-    nav = page.locator("nav.t48-site-nav").bounding_box()
+    nav = page.locator("header.site").bounding_box()
     heading = page.locator(".t48-heading").bounding_box()
     assert nav is not None
     assert heading is not None
     assert nav["y"] + nav["height"] <= heading["y"]
     assert nav["y"] < 60
-    assert page.locator('a[href="/leaderboard"]').text_content() == "Leaderboard"
-    page.click('a[href="/"]')
+    assert page.locator('header.site a[href="/leaderboard"]').text_content() == "Leaderboard"
+    # Styled as on every other page of the site (its stylesheet inlined: nothing is loaded).
+    brand = "() => getComputedStyle(document.querySelector('header.site .brand')).fontSize"
+    assert page.evaluate(brand) == "32px"
+    page.click('header.site nav a[href="/"]')
     page.wait_for_selector("#game[data-state=idle]")
+    assert page.evaluate(brand) == "32px"
 
 
 @pytest.mark.slow

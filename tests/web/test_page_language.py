@@ -258,6 +258,66 @@ def test_the_page_verdict_data_is_the_same_in_both_languages(
     assert (verdict["valid"], verdict["score"], verdict["moves"]) == ("false", "7008", "472")
 
 
+#: The replay page shell's words a reader (or a screen reader) meets.
+REPLAY_SHELL_WORDS: Final = (
+    "the move that led here",
+    "first position",
+    "one move back",
+    "autoplay (space)",
+    "one move forward",
+    "last position",
+    "position in the game",
+    "Speed",
+    "Record",
+    "Space",
+    "board",
+)
+
+
+def assisted_record() -> str:
+    """The example record, marked as played with hints (a flag among the details)."""
+    record = json.loads((EXAMPLES / "valid.json").read_text(encoding="utf-8"))
+    record["assisted"] = True
+    return json.dumps(record)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("language", "yes"), [("en", "Yes"), ("da", "Ja")])
+def test_the_replay_page_says_flags_and_labels_in_its_language(
+    language: str, yes: str, browser_page: BrowserPage, tmp_path: Path
+) -> None:
+    """A flag is a word (not ``true``), and the labels a screen reader reads are translated."""
+    page_file = tmp_path / f"assisted-{language}.html"
+    page_file.write_text(replay_page(assisted_record(), language=language), encoding="utf-8")
+    browser_page.open(page_file)
+    assert browser_page.verdict()["valid"] == "true"
+    page = browser_page.page
+    details = dict(
+        zip(
+            page.locator("#details dt").all_text_contents(),
+            page.locator("#details dd").all_text_contents(),
+            strict=True,
+        )
+    )
+    tr = translations(language).gettext
+    assert details[tr("Assisted")] == yes
+    assert "true" not in details.values()
+    board = page.get_attribute("#board", "aria-label") or ""
+    assert board.startswith(tr("board") + ": "), board
+    assert page.locator(".t48-keys kbd").last.text_content() == tr("Space")
+    if language == "da":
+        assert board.startswith("bræt: ")
+        text = page_text(page)
+        assert "Mellemrum" in text
+        assert_no_english(text, (*PAGE_MESSAGES, *REPLAY_SHELL_WORDS))
+        labels = page.evaluate(
+            "() => [...document.querySelectorAll('[aria-label]')]"
+            ".map(e => e.getAttribute('aria-label'))"
+        )
+        assert not [label for label in labels if label.split(":")[0] in ("board", "Space")]
+    assert browser_page.errors == []
+
+
 # ---------------------------------------------------------------- the served replay page
 
 
@@ -291,7 +351,7 @@ def test_served_replay_page_follows_accept_language_and_the_switch(
     status, headers, body = get(served, path, **{"Accept-Language": "da-DK,da;q=0.9,en;q=0.5"})
     page = body.decode()
     assert '<html lang="da">' in page
-    assert ">Spil et fair spil<" in page
+    assert f">{translations('da').pgettext('site', 'Play')}<" in page
     assert 'href="?lang=en"' in page
     assert "set-cookie" not in headers
     # The switch: ?lang= speaks that language and is remembered in a cookie.
@@ -305,6 +365,29 @@ def test_served_replay_page_follows_accept_language_and_the_switch(
     assert status == 200
     assert '<html lang="en">' in body.decode()
     assert "set-cookie" not in headers
+
+
+SITE_HEADER: Final = re.compile(r'<header class="site">.*?</header>', re.DOTALL)
+
+
+@pytest.mark.parametrize("language", ["en", "da"])
+def test_every_served_page_has_the_same_site_header(language: str, served: ServerProcess) -> None:
+    """The play, leaderboard, replay and error pages: one header, one navigation."""
+    game, _record = finished_game(served, f"nav-{language}")
+    asked = {"Accept": "text/html", "Accept-Language": language}
+    headers = {}
+    for path in ("/", "/leaderboard", f"/games/{game.id}", "/games/999999"):
+        _status, _headers, body = get(served, path, **asked)
+        found = SITE_HEADER.findall(body.decode())
+        assert len(found) == 1, path
+        headers[path] = found[0].replace(' aria-current="page"', "")
+    assert len(set(headers.values())) == 1, headers
+    header = headers["/"]
+    tr = translations(language)
+    assert f">{tr.pgettext('site', 'Play')}</a>" in header
+    assert f">{tr.gettext('Leaderboard')}</a>" in header
+    assert 'href="?lang=da"' in header
+    assert "t48-site-nav" not in get(served, f"/games/{game.id}")[2].decode()
 
 
 def test_error_pages_follow_the_readers_language(served: ServerProcess) -> None:

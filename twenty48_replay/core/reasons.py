@@ -240,6 +240,45 @@ TEMPLATES: Final[dict[str, str]] = {
         "its game ({moves} moves, score {score}) is not the game shown "
         "({shown_moves} moves, score {shown_score}) nor one move beyond it"
     ),
+    # -- a player's name refused (twenty48_replay/fairplay/names.py), by a score server
+    "name.empty": N_("the name is empty"),
+    "name.too_long": N_("the name is longer than {limit} characters"),
+    "name.invisible": N_("the name holds an invisible, filler or format character ({character})"),
+    "name.space": N_("the name holds a space other than U+0020 ({character})"),
+    "name.check_mark": N_(
+        "the name holds a check mark or a look-alike ({character}), which this "
+        "server's pages use for registered names"
+    ),
+    "name.marks": N_("the name has more than {limit} combining marks on one letter"),
+    "name.double_space": N_("the name holds two spaces in a row"),
+    "name.no_letter": N_("the name holds no letter or digit"),
+    "name.key_too_long": N_("the name's normalised form is too long"),
+    # -- a score server's refusals (its JSON answer's error_code)
+    "server.name_banned": N_("this name is banned on this server"),
+    "server.name_taken": N_("this name, or one that looks the same, is registered already"),
+    "server.name_not_registered": N_("this name is not registered on this server"),
+    "server.name_lookalike": N_("this name looks the same as a registered name; choose another"),
+    "server.name_needs_secret": N_(
+        "this name is registered: send its secret as 'Authorization: Bearer'"
+    ),
+    "server.name_wrong_secret": N_("wrong secret for this name"),
+    "server.wrong_token": N_("wrong token for this game"),
+    "server.no_game": N_("no game with id {id}"),
+    "server.expired": N_("no game with id {id}: it was not started in time and has expired"),
+    "server.already_started": N_("the game was already started"),
+    "server.not_started": N_("the game is not started yet"),
+    "server.finished": N_("the game is finished"),
+    "server.too_fast": N_("the game is changing too fast; try again"),
+    "server.next_move": N_("the next move is n = {next}, not {n}"),
+    "server.move_played": N_("move {n} was already played, as {played}"),
+    "server.too_many": N_("too many {what}; try again in {seconds} s"),
+    "server.quota.create_game": N_("new games from this address"),
+    "server.quota.move": N_("moves in this game"),
+    "server.quota.submit_record": N_("records from this address"),
+    "server.quota.register_name": N_("name registrations from this address"),
+    "server.quota.other": N_("requests"),
+    "server.store_failed": N_("the database could not store this (busy or unavailable); try again"),
+    "server.unavailable": N_("the database is unavailable; try again"),
     # -- a value described in words (inside other reasons)
     "value.fraction": N_("{number!r} (a number with a fraction or exponent)"),
     "value.digits": N_("{digits}"),

@@ -47,6 +47,8 @@ import unicodedata
 from pathlib import Path
 from typing import Final
 
+from twenty48_replay.core.reasons import Param, Reason
+
 #: The longest name, in characters as given (after trimming spaces at the ends).
 MAX_NAME: Final = 64
 #: The most combining marks on one letter ("ệ" has two; Zalgo text has dozens).
@@ -102,7 +104,15 @@ _CAPITAL_L: Final = "L"
 
 
 class NameRefusedError(ValueError):
-    """A name that may not be used; the message says which character and why."""
+    """A name that may not be used; the message says which character and why.
+
+    ``reason`` is the same as a code with parameters (``name.*``), so that a
+    page can say it in its reader's language.
+    """
+
+    def __init__(self, code: str, **params: Param) -> None:
+        self.reason = Reason(code, params)
+        super().__init__(str(self.reason))
 
 
 def _ignorable(code: int) -> bool:
@@ -130,38 +140,31 @@ def check_name(raw: str) -> str:
     """
     name = raw.strip(" ")
     if not name:
-        raise NameRefusedError("the name is empty")
+        raise NameRefusedError("name.empty")
     if len(name) > MAX_NAME:
-        raise NameRefusedError(f"the name is longer than {MAX_NAME} characters")
+        raise NameRefusedError("name.too_long", limit=MAX_NAME)
     marks = 0
     for char in unicodedata.normalize("NFD", name):
         code = ord(char)
         category = unicodedata.category(char)
         if category in _REFUSED_CATEGORIES or _ignorable(code) or char in _BLANKS:
-            raise NameRefusedError(
-                f"the name holds an invisible, filler or format character ({_describe(char)})"
-            )
+            raise NameRefusedError("name.invisible", character=_describe(char))
         if category == "Zs" and char != " ":
-            raise NameRefusedError(f"the name holds a space other than U+0020 ({_describe(char)})")
+            raise NameRefusedError("name.space", character=_describe(char))
         if _passes_for_a_mark(char):
-            raise NameRefusedError(
-                f"the name holds a check mark or a look-alike ({_describe(char)}), which this "
-                "server's pages use for registered names"
-            )
+            raise NameRefusedError("name.check_mark", character=_describe(char))
         if category in ("Mn", "Me", "Mc"):
             marks += 1
             if marks > MAX_MARKS:
-                raise NameRefusedError(
-                    f"the name has more than {MAX_MARKS} combining marks on one letter"
-                )
+                raise NameRefusedError("name.marks", limit=MAX_MARKS)
         else:
             marks = 0
     if "  " in name:
-        raise NameRefusedError("the name holds two spaces in a row")
+        raise NameRefusedError("name.double_space")
     if not any(unicodedata.category(char)[0] in "LN" for char in name):
-        raise NameRefusedError("the name holds no letter or digit")
+        raise NameRefusedError("name.no_letter")
     if len(name_key(name)) > MAX_KEY:
-        raise NameRefusedError("the name's normalised form is too long")
+        raise NameRefusedError("name.key_too_long")
     return name
 
 

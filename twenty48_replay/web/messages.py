@@ -111,6 +111,10 @@ PAGE_MESSAGES: Final = (
     N_("Server seed"),
     N_("Game started"),
     N_("Game ended"),
+    # a flag's value among the details (assisted), and the board's description
+    N_("Yes"),
+    N_("No"),
+    N_("board"),
     # viewer.js (through the translate function replay_page.js gives it)
     N_("move {step} / {last}"),
     N_("move {step}: {letter}"),
@@ -166,6 +170,12 @@ WITNESS_CODES: Final = tuple(
     code for code in TEMPLATES if code.startswith("witness.") or code == "text"
 )
 
+#: The codes of a score server's refusals (its JSON answers' ``error_code``): in their own
+#: generated module (refusal_templates.js), which only the served pages' scripts import.
+REFUSAL_CODES: Final = tuple(
+    code for code in TEMPLATES if code.startswith(("name.", "server.")) or code == "field"
+)
+
 
 #: Words of the play page's script (play_page.js's ``say``), marked for the catalog; a test
 #: checks that every literal the script says is here.
@@ -176,7 +186,11 @@ PLAY_PAGE_MESSAGES: Final = (
     N_("Commitment received; sending your seed…"),
     N_("Your move: arrow keys, WASD or swipe."),
     N_("Could not start a game: {reason}"),
-    N_("This name is registered here, and its secret is not in this browser: choose another name."),
+    N_(
+        "This name is registered here, and its secret is not in this browser: give its "
+        "secret, or choose another name."
+    ),
+    N_("That is not a name's secret: it is 16 to 256 letters, digits, - and _."),
     N_("Registering the name…"),
     N_("Move not played: {reason}"),
     N_("Game over"),
@@ -205,6 +219,7 @@ PLAY_PAGE_MESSAGES: Final = (
     N_("Game resumed: your move."),
     N_("none yet"),
     N_("revealed when the game ends"),
+    N_("board"),
     # api_client.js's own words (ApiUnusable, and ApiRefusal when the server is out of reach)
     N_("no whole answer from the server to {request} within {seconds} s"),
     N_("no answer"),
@@ -256,6 +271,11 @@ def witness_templates_js() -> str:
     return _generated("witness_templates.js", "WITNESS_TEMPLATES", WITNESS_CODES)
 
 
+def refusal_templates_js() -> str:
+    """The text of ``web/js/refusal_templates.js``: a score server's refusal codes."""
+    return _generated("refusal_templates.js", "REFUSAL_TEMPLATES", REFUSAL_CODES)
+
+
 def page_messages() -> tuple[str, ...]:
     """Every English text the page's script may translate: templates and page words."""
     codes = (*JS_REASON_CODES, *JS_READER_CODES)
@@ -281,7 +301,8 @@ def page_catalog(language: str) -> dict[str, str] | None:
 
 def served_catalog(language: str, words: tuple[str, ...]) -> dict[str, str] | None:
     """``{english: translation}`` of a served page's ``words`` and of every reason its
-    scripts may show (the verifier's and the play witness's); None for English.
+    scripts may show (the verifier's, the play witness's and the server's refusals); None
+    for English.
 
     Read from the compiled catalog, as :func:`page_catalog` is.  Raises ValueError
     for a language that is not one of :data:`twenty48_replay.core.i18n.LANGUAGES`.
@@ -291,7 +312,13 @@ def served_catalog(language: str, words: tuple[str, ...]) -> dict[str, str] | No
     if language == ENGLISH:
         return None
     catalog = translations(language)
-    codes = (*JS_REASON_CODES, *JS_READER_CODES, *WITNESS_CODES, *JSON_READER_CODES)
+    codes = (
+        *JS_REASON_CODES,
+        *JS_READER_CODES,
+        *WITNESS_CODES,
+        *JSON_READER_CODES,
+        *REFUSAL_CODES,
+    )
     messages = dict.fromkeys([*words, *(TEMPLATES[code] for code in codes), *KEY_FILE_MESSAGES])
     return {message: catalog.gettext(message) for message in messages}
 
@@ -304,10 +331,12 @@ __all__ = [
     "LEADERBOARD_PAGE_MESSAGES",
     "PAGE_MESSAGES",
     "PLAY_PAGE_MESSAGES",
+    "REFUSAL_CODES",
     "WITNESS_CODES",
     "page_catalog",
     "page_messages",
     "reason_templates_js",
+    "refusal_templates_js",
     "served_catalog",
     "witness_templates_js",
 ]

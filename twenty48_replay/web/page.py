@@ -112,7 +112,7 @@ _SHELL: Final = """<!doctype html>
 <style>{style}</style>
 </head>
 <body>
-<main class="t48-page" id="t48-page">
+{site_header}<main class="t48-page" id="t48-page">
 <header class="t48-heading">
 <h1 class="t48-title">2048</h1>
 <div class="t48-scores">
@@ -130,7 +130,7 @@ id="verdict-text">{t_verifying}</span></p>
 <ul class="t48-checks" id="fair-checks" hidden></ul>
 </section>
 <div class="t48-board" id="board" role="img"
-aria-label="board"></div>
+aria-label="{t_board}"></div>
 <p class="t48-caption"><span class="t48-move-arrow" id="move-arrow"
 title="{t_arrow}"></span><span id="step-caption">move 0 / 0</span></p>
 <div class="t48-controls">
@@ -158,7 +158,7 @@ aria-label="{t_position}">
 <option value="25">25 {t_moves_s}</option><option value="100">100 {t_moves_s}</option>
 <option value="500">500 {t_moves_s}</option></select></label>
 <span class="t48-keys"><kbd>&#x2190;</kbd> <kbd>&#x2192;</kbd> {t_step},
-<kbd>&#x2191;</kbd> <kbd>&#x2193;</kbd> &#xB1;10, <kbd>Space</kbd> {t_play_key}</span>
+<kbd>&#x2191;</kbd> <kbd>&#x2193;</kbd> &#xB1;10, <kbd>{t_space}</kbd> {t_play_key}</span>
 </div>
 </div>
 {evaluation}<section class="t48-details"><h2>{t_record}</h2><dl id="details"></dl></section>
@@ -190,6 +190,9 @@ _SHELL_WORDS: Final = {
     "t_moves_s": N_("moves/s"),
     "t_step": N_("step"),
     "t_play_key": N_("play"),
+    "t_board": N_("board"),
+    # The key's name as printed on a keyboard.
+    "t_space": N_("Space"),
     "t_record": N_("Record"),
     "t_noscript": N_(
         "This page replays and verifies the game with JavaScript; allow scripts to see it."
@@ -225,6 +228,7 @@ def replay_page(
     language: str | None = None,
     graph: EvaluationGraph | None = None,
     graph_note: bool = False,
+    site_header: tuple[str, str] | None = None,
 ) -> str:
     """The HTML text of a self-contained page that replays and verifies ``record``.
 
@@ -240,6 +244,9 @@ def replay_page(
     ``graph`` (the solver's network's values of the game's moves) adds the
     evaluation graph, an inline SVG (:mod:`twenty48_replay.web.graph`); without
     it, ``graph_note`` adds a short note saying that no network could be used.
+    ``site_header`` is a server's (markup, stylesheet) of its site header, put
+    at the top of the body and into the page's one style element (the export
+    has none).
     """
     language = current_language() if language is None else language
     if language not in LANGUAGES:
@@ -262,7 +269,12 @@ def replay_page(
         embedded["messages"] = messages
     data = script_json(embedded)
     script, style = page_code()
+    header = ""
+    if site_header is not None:
+        header, header_style = site_header
+        style += compact_css(header_style)
     return _SHELL.format(
+        site_header=header,
         csp=content_security_policy(script, style),
         lang=language,
         **_shell_words(language),

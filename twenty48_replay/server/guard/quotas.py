@@ -81,12 +81,12 @@ DEFAULTS: Final = {
     )
 }
 
-#: What a refusal says was too many, per limit.
+#: What a refusal says was too many, per limit: its reason code (``server.quota.*``).
 WHAT: Final = {
-    CREATE_GAME: "new games from this address",
-    MOVE: "moves in this game",
-    SUBMIT_RECORD: "records from this address",
-    REGISTER_NAME: "name registrations from this address",
+    CREATE_GAME: "server.quota.create_game",
+    MOVE: "server.quota.move",
+    SUBMIT_RECORD: "server.quota.submit_record",
+    REGISTER_NAME: "server.quota.register_name",
 }
 
 

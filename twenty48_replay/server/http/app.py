@@ -29,6 +29,7 @@ from starlette.routing import Route
 from twenty48_replay.core import fair
 from twenty48_replay.core.errors import RecordError, StoreError
 from twenty48_replay.core.i18n import translations
+from twenty48_replay.core.reasons import Reason
 from twenty48_replay.core.timestamps import iso_ms, now_ms
 from twenty48_replay.server import bots
 from twenty48_replay.server.api_errors import ApiError, not_found
@@ -60,11 +61,15 @@ class JSON(JSONResponse):
         return json.dumps(content, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-def error_response(status: int, reason: str, headers: dict[str, str] | None = None) -> Response:
+def error_response(
+    status: int, reason: str | ApiError, headers: dict[str, str] | None = None
+) -> Response:
+    """A JSON refusal: ``{"error": reason}`` (and its code when ``reason`` is an ApiError's)."""
     headers = dict(headers or {})
     if status == 401:
         headers["WWW-Authenticate"] = "Bearer"
-    return JSON({"error": reason}, status_code=status, headers=headers)
+    body = reason.answer() if isinstance(reason, ApiError) else {"error": reason}
+    return JSON(body, status_code=status, headers=headers)
 
 
 def create_app(config: ServerConfig | None = None) -> ASGIApp:
@@ -94,7 +99,7 @@ def create_app(config: ServerConfig | None = None) -> ASGIApp:
             try:
                 return await handler(request, holder["server"])
             except ApiError as refusal:
-                return error_response(refusal.status, refusal.reason, refusal.headers)
+                return error_response(refusal.status, refusal, refusal.headers)
             except Exception as exc:  # a bug: answered here, so nothing re-raises it to uvicorn
                 return await server_error(request, exc)
 
@@ -180,7 +185,7 @@ async def well_known(_request: Request, server: Server) -> Response:
     try:
         document = await run_in_threadpool(server.key_document)
     except StoreError:
-        raise ApiError(503, "the database is unavailable; try again") from None
+        raise ApiError(503, Reason("server.unavailable")) from None
     return JSON(document)
 
 

@@ -21,6 +21,7 @@ from twenty48_replay.core.i18n import ENGLISH, N_, translations
 from twenty48_replay.server.api_errors import ApiError
 from twenty48_replay.server.http import csp
 from twenty48_replay.server.http.language import cookie_header
+from twenty48_replay.server.http.shells import site_header
 
 #: No script, no connections: the page is text, the two site stylesheets and the icon.
 POLICY: Final = {**csp.BASE_POLICY, "script-src": "'none'", "connect-src": "'none'"}
@@ -38,15 +39,10 @@ _PAGE: Final = """<!doctype html>
 <link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/static/theme.css">
 <link rel="stylesheet" href="/static/site.css">
+<link rel="stylesheet" href="/static/site_header.css">
 </head>
 <body class="error">
-<header class="site">
-<a class="brand" href="/">2048 <span>{fair_play}</span></a>
-<nav><a href="/">{play}</a><a href="/leaderboard">{leaderboard}</a>\
-<a href="?lang=en" lang="en" hreflang="en" class="language">English</a>\
-<a href="?lang=da" lang="da" hreflang="da" class="language">Dansk</a></nav>
-</header>
-<main id="error" data-status="{status}">
+{header}<main id="error" data-status="{status}">
 <h1>{title}</h1>
 <p class="status" id="error-reason">{reason}</p>
 <p><a href="/">{play_fair}</a> · <a href="/leaderboard">{leaderboard}</a></p>
@@ -94,6 +90,8 @@ _PLAIN: Final = {
 def said(refusal: ApiError, language: str) -> str:
     """A refusal's reason in ``language`` (its template's translation, else its words')."""
     tr = translations(language).gettext
+    if refusal.code is not None:
+        return refusal.code.render(tr)
     if refusal.template is not None:
         return tr(refusal.template).format(**refusal.values)
     return tr(refusal.reason)
@@ -112,7 +110,7 @@ def render(status: int, reason: str, language: str = ENGLISH) -> str:
         title=html.escape(f"{status} {tr(phrase)}"),
         reason=html.escape(reason[:1].upper() + reason[1:] if reason else ""),
         fair_play=html.escape(tr(N_("fair play"))),
-        play=html.escape(translations(language).pgettext("site", "Play")),
+        header=site_header(language),
         leaderboard=html.escape(tr(N_("Leaderboard"))),
         play_fair=html.escape(tr(N_("Play a fair game"))),
     )

@@ -18,7 +18,7 @@ import traceback
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any, Final
 
-from twenty48_replay.server.api_errors import ApiError
+from twenty48_replay.server.api_errors import ApiError, not_found
 from twenty48_replay.server.http import parsing
 from twenty48_replay.server.writes import write_jobs
 from twenty48_replay.server.writes.writer import GroupWriter
@@ -57,7 +57,7 @@ class MovesFastPath:
         try:
             status, answer = 200, await self._answer(fair_id, scope, receive)
         except ApiError as refusal:
-            status, answer, extra = refusal.status, {"error": refusal.reason}, refusal.headers
+            status, answer, extra = refusal.status, refusal.answer(), refusal.headers
         except Exception as exc:  # a bug: logged without values, answered as JSON
             log.error(
                 "internal error %s on POST %s\n%s",
@@ -82,7 +82,7 @@ class MovesFastPath:
 
     async def _answer(self, fair_id: int, scope: Scope, receive: Receive) -> dict[str, Any]:
         if not 1 <= fair_id <= parsing.MAX_ID:
-            raise ApiError(404, f"no game with id {fair_id}")
+            raise not_found(fair_id)
         authorization = None
         declared = None
         for name, value in scope["headers"]:

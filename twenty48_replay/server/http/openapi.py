@@ -303,7 +303,18 @@ def openapi_document() -> dict[str, Any]:
             "schemas": {
                 "Error": {
                     "type": "object",
-                    "properties": {"error": {"type": "string"}},
+                    "properties": {
+                        "error": {"type": "string"},
+                        # The reason as a code with parameters (SPEC 8.8), where it has one.
+                        "error_code": {
+                            "type": "object",
+                            "properties": {
+                                "code": {"type": "string"},
+                                "params": {"type": "object"},
+                            },
+                            "required": ["code", "params"],
+                        },
+                    },
                     "required": ["error"],
                 }
             },

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import html as htmllib
 import json
 from collections.abc import Awaitable, Callable, Mapping
+from importlib import resources
 from typing import Any, Final
 
 from starlette.concurrency import run_in_threadpool
@@ -28,7 +28,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from twenty48_replay.core.i18n import ENGLISH, N_, translations
+from twenty48_replay.core.i18n import ENGLISH, N_
 from twenty48_replay.server.api_errors import ApiError, not_found
 from twenty48_replay.server.http import csp, error_page, parsing, shells
 from twenty48_replay.server.http.assets import AssetIndex, etag_matches
@@ -192,38 +192,25 @@ def served_replay(
     return html, tuple(csp.inline_policy(html).items())
 
 
-#: Navigation back to the server's pages, put at the top of the replay page's main
-#: element where a reader looks first (a line at the end went unnoticed in a new-user
-#: trial).  Constant markup styled by the page's own ``t48-site-nav`` rule; the exported
-#: file has none.
-SERVER_LINKS: Final = (
-    '<nav class="t48-site-nav" aria-label="site"><a href="/">{play}</a>'
-    '<a href="/leaderboard">{leaderboard}</a>'
-    '<a href="?lang=en" lang="en" hreflang="en">English</a>'
-    '<a href="?lang=da" lang="da" hreflang="da">Dansk</a></nav>\n'
-)
-
-#: The opening tag of the replay page's main element (see ``web/page.py``).
-_MAIN_OPEN: Final = '<main class="t48-page" id="t48-page">\n'
-
-
 def replay_document(
     record_text: str, trusted: bytes | Mapping[str, Any], language: str = ENGLISH
 ) -> str:
     """The export's self-verifying page for a stored signed record, trusting ``trusted``
     (a raw public key, or a key set document: every key the server signed with), in
-    ``language``, with the site's links and the language switch."""
+    ``language``, under the site's header (the same as every other page's, its style
+    inlined: the page loads nothing)."""
     from twenty48_replay.web import page  # the page builder and its bundle load on first use
 
-    html = page.replay_page(record_text, trusted_key=trusted, language=language)
-    # The shell's markup comes before the embedded record, so the first match is the element.
-    start = html.find(_MAIN_OPEN)
-    if start < 0:
-        return html
-    cut = start + len(_MAIN_OPEN)
-    tr = translations(language).gettext
-    links = SERVER_LINKS.format(
-        play=htmllib.escape(tr(N_("Play a fair game"))),
-        leaderboard=htmllib.escape(tr(N_("Leaderboard"))),
+    return page.replay_page(
+        record_text,
+        trusted_key=trusted,
+        language=language,
+        site_header=(shells.site_header(language), site_header_css()),
     )
-    return html[:cut] + links + html[cut:]
+
+
+@functools.cache
+def site_header_css() -> str:
+    """The site header's stylesheet (``web/static/site_header.css``)."""
+    folder = resources.files("twenty48_replay").joinpath("web", "static")
+    return folder.joinpath("site_header.css").read_text(encoding="utf-8")

@@ -13,6 +13,7 @@ from typing import Any, Final
 from starlette.requests import ClientDisconnect, Request
 
 from twenty48_replay.core.i18n import N_
+from twenty48_replay.core.reasons import Reason, in_field
 from twenty48_replay.fairplay.names import NameRefusedError, check_name
 from twenty48_replay.server.api_errors import ApiError, not_found
 from twenty48_replay.server.guard.transport import client_key
@@ -158,7 +159,7 @@ def player_name(obj: dict[str, Any], field: str = "player") -> str:
     try:
         return check_name(string_field(obj, field))
     except NameRefusedError as exc:
-        raise ApiError(422, f"field '{field}': {exc}") from None
+        raise ApiError(422, in_field(field, exc.reason)) from None
 
 
 def optional_bearer(request: Request) -> str | None:
@@ -192,7 +193,7 @@ def token_from_header(header: str | None) -> str:
     if scheme.lower() != "bearer" or not token:
         raise ApiError(401, "the Authorization header must be 'Bearer TOKEN'")
     if len(token) > MAX_TOKEN or not token.isascii():
-        raise ApiError(403, "wrong token for this game")
+        raise ApiError(403, Reason("server.wrong_token"))
     return token
 
 

@@ -44,10 +44,13 @@ _HEAD: Final = """<!doctype html>
 <link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/static/theme.css">
 <link rel="stylesheet" href="/static/site.css">
+<link rel="stylesheet" href="/static/site_header.css">
 {messages}<script type="module" src="/static/js/{module}"></script>
 </head>
 <body class="{kind}">
-<header class="site">
+{header}"""
+
+_HEADER: Final = """<header class="site">
 <a class="brand" href="/">2048 <span>{fair_play}</span></a>
 <nav><a href="/"{play_current}>{play}</a><a href="/leaderboard"{board_current}>{leaderboard}</a>\
 <a href="?lang=en" lang="en" hreflang="en" class="language">English</a>\
@@ -70,6 +73,20 @@ def _say(language: str) -> Say:
     return lambda english: htmllib.escape(catalog.gettext(english))
 
 
+def site_header(language: str, current: str | None = None) -> str:
+    """The site's header in ``language``: the brand, the pages (``current``: "play",
+    "leaderboard" or None) and the language switch; the same markup on every page
+    (styled by ``/static/site_header.css``)."""
+    say = _say(language)
+    return _HEADER.format(
+        fair_play=say(N_("fair play")),
+        play=htmllib.escape(translations(language).pgettext("site", "Play")),
+        leaderboard=say(N_("Leaderboard")),
+        play_current=_CURRENT if current == "play" else "",
+        board_current=_CURRENT if current == "leaderboard" else "",
+    )
+
+
 def _head(language: str, title: str, module: str, kind: str, messages: tuple[str, ...]) -> str:
     say = _say(language)
     catalog = served_catalog(language, messages)
@@ -84,11 +101,7 @@ def _head(language: str, title: str, module: str, kind: str, messages: tuple[str
         messages=block,
         module=module,
         kind=kind,
-        fair_play=say(N_("fair play")),
-        play=htmllib.escape(translations(language).pgettext("site", "Play")),
-        leaderboard=say(N_("Leaderboard")),
-        play_current=_CURRENT if kind == "play" else "",
-        board_current=_CURRENT if kind == "leaderboard" else "",
+        header=site_header(language, kind),
     )
 
 
@@ -113,6 +126,10 @@ _PLAY_MAIN: Final = """<main id="game" data-state="idle" data-score="0" data-mov
 <label class="register" title="{register_title}">
 <input id="register" name="register" type="checkbox"> {keep_name}</label>
 <button id="new-game-button" type="submit">{new_game}</button>
+<details id="secret-box" class="secret-box"><summary>{have_secret}</summary>
+<label>{secret} <input id="name-secret" type="password" maxlength="256"
+ autocomplete="off" spellcheck="false"></label>
+<p class="help">{secret_help}</p></details>
 </form>
 </section>
 <div id="board-wrap" class="board-wrap">
@@ -163,6 +180,15 @@ def play_page(language: str = ENGLISH) -> str:
             N_("Only this browser can then play the name here: it keeps the name's secret")
         ),
         keep_name=say(N_("Keep this name mine")),
+        have_secret=say(N_("I have this name's secret")),
+        secret=say(N_("Secret")),
+        secret_help=say(
+            N_(
+                "For a name registered elsewhere: in a terminal, twenty48 player-secret "
+                "--server URL --player NAME prints its secret. Given once, it is kept in this "
+                "browser."
+            )
+        ),
         new_game=say(N_("New game")),
         game_board=say(N_("game board")),
         replay_and_verify=say(N_("Replay and verify")),
@@ -241,4 +267,11 @@ def leaderboard_page(language: str = ENGLISH) -> str:
 PLAY_PAGE: Final = play_page(ENGLISH)
 LEADERBOARD_PAGE: Final = leaderboard_page(ENGLISH)
 
-__all__ = ["LEADERBOARD_PAGE", "MESSAGES_ID", "PLAY_PAGE", "leaderboard_page", "play_page"]
+__all__ = [
+    "LEADERBOARD_PAGE",
+    "MESSAGES_ID",
+    "PLAY_PAGE",
+    "leaderboard_page",
+    "play_page",
+    "site_header",
+]

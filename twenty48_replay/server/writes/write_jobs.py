@@ -21,6 +21,7 @@ from twenty48_replay.core import fair
 from twenty48_replay.core.board import Direction
 from twenty48_replay.core.errors import NullMoveError
 from twenty48_replay.core.game import GameState
+from twenty48_replay.core.reasons import Reason
 from twenty48_replay.core.record import Record
 from twenty48_replay.core.replay import VerifyResult
 from twenty48_replay.fairplay.names import name_key
@@ -39,13 +40,13 @@ MAX_RELOADS = 8
 
 def expired(fair_id: int) -> ApiError:
     """404 for a game that was never started in time (removed, or about to be)."""
-    return ApiError(404, f"no game with id {fair_id}: it was not started in time and has expired")
+    return ApiError(404, Reason("server.expired", {"id": fair_id}))
 
 
 def authorize(entry: GameEntry, token: str) -> None:
     """403 unless ``token`` is the game's (constant-time)."""
     if not token_matches(token, entry.row.token_hash):
-        raise ApiError(403, "wrong token for this game")
+        raise ApiError(403, Reason("server.wrong_token"))
 
 
 @attrs.frozen
@@ -70,13 +71,13 @@ class RegisterPlayer:
     def run(self, view: BatchView) -> dict[str, Any]:
         key = name_key(self.name)
         if player_store.is_banned_lookalike(view.connection, self.name):
-            raise ApiError(403, "this name is banned on this server")
+            raise ApiError(403, Reason("server.name_banned"))
         secret = secrets.token_urlsafe(32)
         player_id = player_store.register(
             view.connection, self.name, key, token_hash(secret), view.now_ms
         )
         if player_id is None:
-            raise conflict("this name, or one that looks the same, is registered already")
+            raise conflict(Reason("server.name_taken"))
         return {"name": self.name, "secret": secret}
 
 
@@ -90,19 +91,19 @@ def _registered_name(view: BatchView, name: str, secret: str | None) -> bool:
     gets 403, and a secret for a name nobody registered 403.
     """
     if player_store.is_banned_lookalike(view.connection, name):
-        raise ApiError(403, "this name is banned on this server")
+        raise ApiError(403, Reason("server.name_banned"))
     claimants = player_store.claimants(view.connection, name)
     if not claimants:
         if secret is not None:
-            raise ApiError(403, "this name is not registered on this server")
+            raise ApiError(403, Reason("server.name_not_registered"))
         return False
     owner = claimants[0]
     if len(claimants) > 1 or owner.name != name:
-        raise conflict("this name looks the same as a registered name; choose another")
+        raise conflict(Reason("server.name_lookalike"))
     if secret is None:
-        raise ApiError(401, "this name is registered: send its secret as 'Authorization: Bearer'")
+        raise ApiError(401, Reason("server.name_needs_secret"))
     if not token_matches(secret, owner.secret_hash):
-        raise ApiError(403, "wrong secret for this name")
+        raise ApiError(403, Reason("server.name_wrong_secret"))
     return True
 
 
@@ -170,7 +171,7 @@ class StartGame:
         authorize(entry, self.token)
         for _ in range(MAX_RELOADS):
             if entry.state is not None or entry.finished:
-                raise conflict("the game was already started")
+                raise conflict(Reason("server.already_started"))
             seed = fair.game_seed(entry.row.server_seed, self.client_seed)
             state = GameState.new(seed)
             game_id = fair_store.start(
@@ -186,7 +187,7 @@ class StartGame:
                 view.put(GameEntry(row, state, "", finished=False))
                 return {"id": self.fair_id, **answers.state_answer(state)}
             entry = view.get(self.fair_id, fresh=True)
-        raise conflict("the game is changing too fast; try again")
+        raise conflict(Reason("server.too_fast"))
 
 
 @attrs.frozen
@@ -220,7 +221,7 @@ class PlayMove:
                 return answer
             entry = view.get(self.fair_id, fresh=True)
             fresh = True
-        raise conflict("the game is changing too fast; try again")
+        raise conflict(Reason("server.too_fast"))
 
     def _attempt(self, view: BatchView, entry: GameEntry, *, fresh: bool) -> dict[str, Any] | None:
         """The answer, or None when the database had moved on (reload and decide again).
@@ -233,21 +234,21 @@ class PlayMove:
         if state is None:
             if not fresh:
                 return None
-            raise conflict("the game is not started yet")
+            raise conflict(Reason("server.not_started"))
         if self.n <= state.moves:
             played = entry.letters[self.n - 1]
             if played != self.letter:
-                raise conflict(f"move {self.n} was already played, as {played}")
+                raise conflict(Reason("server.move_played", {"n": self.n, "played": played}))
             if not entry.complete:  # kept states missing (a game the sweeper finished)
                 entry = entry.with_checkpoints()
                 view.put(entry)
             return answers.replayed_answer(entry, self.n)
         if entry.finished:
-            raise conflict("the game is finished")
+            raise conflict(Reason("server.finished"))
         if self.n != state.moves + 1:
             if not fresh:
                 return None
-            raise conflict(f"the next move is n = {state.moves + 1}, not {self.n}")
+            raise conflict(Reason("server.next_move", {"next": state.moves + 1, "n": self.n}))
         try:
             after, gained, spawn = state.play(Direction(self.letter))
         except NullMoveError as exc:
@@ -293,7 +294,7 @@ class FinishGame:
                 return finished_answer(entry)
             if entry.state is None:
                 if fresh:
-                    raise conflict("the game is not started yet")
+                    raise conflict(Reason("server.not_started"))
                 entry, fresh = view.get(self.fair_id, fresh=True), True
                 continue
             view.check_signer()
@@ -302,7 +303,7 @@ class FinishGame:
                 view.put(done)
                 return finished_answer(done)
             entry, fresh = view.get(self.fair_id, fresh=True), True
-        raise conflict("the game is changing too fast; try again")
+        raise conflict(Reason("server.too_fast"))
 
 
 def finished_answer(entry: GameEntry) -> dict[str, Any]:

@@ -37,6 +37,7 @@ from typing import Any
 import attrs
 
 from twenty48_replay.core.errors import StoreError, Twenty48Error
+from twenty48_replay.core.reasons import Reason
 from twenty48_replay.core.timestamps import now_ms
 from twenty48_replay.server.api_errors import ApiError, too_many
 from twenty48_replay.server.guard import quotas
@@ -63,7 +64,7 @@ _Outcome = tuple["asyncio.Future[dict[str, Any]]", "dict[str, Any] | BaseExcepti
 class UnavailableError(ApiError):
     """503: the database could not take the write (locked, gone); nothing was stored."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str | Reason) -> None:
         super().__init__(503, reason)
 
 
@@ -240,7 +241,7 @@ def _charge(
         name = key.partition(":")[0]
         wait = grant.retry_after_ms(view.now_ms) / 1000
         for i in indexes[grant.granted :]:
-            results[i] = too_many(quotas.WHAT.get(name, "requests"), wait)
+            results[i] = too_many(Reason(quotas.WHAT.get(name, "server.quota.other")), wait)
 
 
 def _settle(outcomes: list[_Outcome]) -> None:
@@ -258,9 +259,7 @@ def _as_answerable(exc: Exception) -> Exception:
     """A failed write as the client should see it: 503 for the database, else the bug."""
     if isinstance(exc, StoreError):
         log.warning("write failed: %s", exc)
-        return UnavailableError(
-            "the database could not store this (busy or unavailable); try again"
-        )
+        return UnavailableError(Reason("server.store_failed"))
     if isinstance(exc, Twenty48Error):
         return ApiError(409, str(exc))
     return exc

@@ -20,7 +20,8 @@
 // instead of applying it twice.  A 429 (over the server's rate limit: nothing was
 // done) is sent again after its Retry-After (at most API_MAX_RETRY_AFTER_MS), so a
 // held-down key is slowed to the limit instead of ending the game.  Any other refusal rejects with ApiRefusal
-// (status and the server's one-line reason).  The token only ever goes into
+// (status, the server's one-line reason, and its code with parameters when the answer has
+// one: .code = {code, params}, so that a page says it in its language).  The token only ever goes into
 // the Authorization header; it is never logged or shown.
 //
 // Nothing the server sends is trusted: every request, its retries included, must be
@@ -51,12 +52,13 @@ function apiFill(template, values) {
 }
 
 export class ApiRefusal extends Error {
-  constructor(status, reason, words = null) {
+  constructor(status, reason, words = null, code = null) {
     super(status === null ? reason : "server answered " + status + ": " + reason);
     this.name = "ApiRefusal";
     this.status = status; // null: the server could not be reached
     this.reason = reason;
     this.words = words; // the client's own words ({template, values}); null: the server's reason
+    this.code = code; // the server's reason as {code, params} (its error_code), or null
   }
 }
 
@@ -145,6 +147,33 @@ function apiReasonOf(value) {
   return null;
 }
 
+function apiCodeShape(value, depth) {
+  // {code, params}: a short dotted code, params of JSON scalars or such objects (4 deep at most).
+  if (value === null || typeof value !== "object" || Array.isArray(value) || depth > 4) return null;
+  const { code, params } = value;
+  if (typeof code !== "string" || !/^[a-z_]+(\.[a-z_]+){0,3}$/.test(code)) return null;
+  if (params === null || typeof params !== "object" || Array.isArray(params)) return null;
+  const kept = {};
+  for (const [name, item] of Object.entries(params)) {
+    if (!/^[a-z_]{1,32}$/.test(name)) return null;
+    if (typeof item === "string") {
+      kept[name] = item.slice(0, 500);
+    } else if (item === null || typeof item === "boolean" || (typeof item === "number" && Number.isSafeInteger(item))) {
+      kept[name] = item;
+    } else {
+      const inner = apiCodeShape(item, depth + 1);
+      if (inner === null) return null;
+      kept[name] = inner;
+    }
+  }
+  return { code, params: kept };
+}
+
+function apiCodeOf(value) {
+  // The refusal's reason as a code with parameters (SPEC 8.8: "error_code"), when well formed.
+  return value && typeof value === "object" ? apiCodeShape(value.error_code, 0) : null;
+}
+
 async function apiExchange(method, path, body, token) {
   // One request and its retries, within the deadline: {status, bytes, value}.
   const headers = { Accept: "application/json" };
@@ -189,6 +218,7 @@ async function apiExchange(method, path, body, token) {
     if (response.status === API_RATE_LIMITED) {
       const parsed = bytes === null ? {} : apiParse(bytes);
       failure = apiWords("the server answered {status}: {reason}", { status: 429, reason: apiReasonOf(parsed.value) || "rate limited" });
+      failure.codes = { reason: apiCodeOf(parsed.value) };
       wait = apiRetryAfterMs(response.headers.get("Retry-After"));
       continue;
     }
@@ -198,20 +228,22 @@ async function apiExchange(method, path, body, token) {
         status: response.status,
         reason: apiReasonOf(parsed.value) || response.statusText || "unavailable",
       });
+      failure.codes = { reason: apiCodeOf(parsed.value) };
       continue;
     }
     if (bytes === null) throw new ApiUnusable("the server's answer to {request} is unusable: it is over {limit} bytes", { request: shown, limit: API_MAX_ANSWER });
     const parsed = apiParse(bytes);
     if (response.status >= 400) {
       if (apiListener !== null && "value" in parsed) apiListener(shown, body, response.status, parsed.value);
-      throw new ApiRefusal(response.status, apiReasonOf(parsed.value) || response.statusText || "refused");
+      const reason = apiReasonOf(parsed.value) || response.statusText || "refused";
+      throw new ApiRefusal(response.status, reason, null, apiCodeOf(parsed.value));
     }
     if (!("value" in parsed)) throw new ApiUnusable("the server's answer to {request} is unusable: {problem}", { request: shown, problem: parsed.error });
     if (apiListener !== null) apiListener(shown, body, response.status, parsed.value);
     return { status: response.status, bytes, value: parsed.value };
   }
   if (Date.now() >= giveUp) throw late();
-  throw new ApiRefusal(null, failure.text, { template: failure.template, values: failure.values });
+  throw new ApiRefusal(null, failure.text, { template: failure.template, values: failure.values, codes: failure.codes || {} });
 }
 
 export async function apiCall(method, path, body = null, token = null) {

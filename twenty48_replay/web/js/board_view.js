@@ -11,8 +11,10 @@ export function boardTileValue(exponent) {
 }
 
 export class BoardView {
-  constructor(element) {
+  // word: "board" in the page's language, which starts the board's description.
+  constructor(element, word = "board") {
     this.element = element;
+    this.word = word;
     this.cells = [];
     const doc = element.ownerDocument;
     element.textContent = "";
@@ -49,7 +51,7 @@ export class BoardView {
         cell.dataset.value = String(value);
       }
     }
-    this.element.setAttribute("aria-label", boardDescription(values));
+    this.element.setAttribute("aria-label", this.word + ": " + boardDescription(values));
   }
 }
 
@@ -59,5 +61,5 @@ function boardDescription(values) {
   for (let r = 0; r < 4; r += 1) {
     rows.push(values.slice(4 * r, 4 * r + 4).map((v) => (v === 0 ? "." : String(v))).join(" "));
   }
-  return "board: " + rows.join(" / ");
+  return rows.join(" / ");
 }

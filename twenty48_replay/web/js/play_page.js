@@ -54,7 +54,17 @@ import { readKeySetFile } from "./key_sets.js";
 import { TrustedKeyError } from "./trusted_keys.js";
 import { Witness, WitnessUnfair, WitnessUnusable } from "./play_witness.js";
 import { pageTranslate, say } from "./page_words.js";
-import { reasonText } from "./reasons.js";
+import { reasonTemplates, reasonText } from "./reasons.js";
+import { REFUSAL_TEMPLATES } from "./refusal_templates.js";
+
+// The server's refusals come with their code (error_code): said in the page's language.
+reasonTemplates(REFUSAL_TEMPLATES);
+
+// Whether a server's reason and every reason inside it are refusal codes this page knows.
+function playKnownRefusal(r) {
+  if (r === null || typeof r !== "object" || !Object.prototype.hasOwnProperty.call(REFUSAL_TEMPLATES, r.code)) return false;
+  return Object.values(r.params).every((value) => value === null || typeof value !== "object" || playKnownRefusal(value));
+}
 
 const PLAY_KEYS = Object.freeze({
   ArrowUp: "U",
@@ -146,7 +156,7 @@ function playCodePoints(text) {
 class PlayPage {
   constructor() {
     this.root = playEl("game");
-    this.boardView = new BoardView(playEl("board")); // the export's board, same look
+    this.boardView = new BoardView(playEl("board"), say("board")); // the export's board, same look
     this.game = null; // {id, token, commitment, clientSeed, player, board, score, moves, won}
     this.witness = null; // play_witness.js: every answer of this game, checked as it arrives
     this.phase = "idle"; // idle | starting | playing | ending | over
@@ -278,6 +288,11 @@ class PlayPage {
       playEl("player").focus();
       return;
     }
+    if (this.givenSecret() === false) {
+      this.status(say("That is not a name's secret: it is 16 to 256 letters, digits, - and _."), true);
+      playEl("name-secret").focus();
+      return;
+    }
     const typed = playEl("seed-input").value;
     if (typed && playCodePoints(typed) > 128) {
       this.status(say("Your seed is longer than 128 characters."), true);
@@ -308,6 +323,13 @@ class PlayPage {
       apiListen((request, sent, status, answer) => witness.received(request, sent, status, answer));
       // The commitment is checked (64 lowercase hex) before it is shown or anything is played.
       const created = witness.created(await apiNewGame(player, secret));
+      if (secret !== null && secret === this.givenSecret()) {
+        // The server took it: the name's secret, kept here from now on (never in a URL).
+        playKeepSecret(player, secret);
+        playEl("name-secret").value = "";
+        playEl("secret-box").open = false;
+        this.root.dataset.registered = player;
+      }
       this.game = {
         id: created.id,
         token: created.token,
@@ -334,7 +356,9 @@ class PlayPage {
       }
       this.phase = "idle";
       if (error instanceof ApiRefusal && error.status === 401) {
-        this.status(say("This name is registered here, and its secret is not in this browser: choose another name."), true);
+        this.status(say("This name is registered here, and its secret is not in this browser: give its secret, or choose another name."), true);
+        playEl("secret-box").open = true;
+        playEl("name-secret").focus();
       } else {
         this.status(say("Could not start a game: {reason}", { reason: this.reason(error) }), true);
       }
@@ -342,8 +366,21 @@ class PlayPage {
     this.render();
   }
 
+  givenSecret() {
+    // A secret typed into "I have this name's secret" (a name registered elsewhere, such as
+    // with `twenty48 play --register`): null when none, false when it cannot be one.
+    const typed = playEl("name-secret").value.trim();
+    if (!typed) return null;
+    return PLAY_SECRET_PATTERN.test(typed) ? typed : false;
+  }
+
   async nameSecret(player) {
-    // The kept secret of this name, or a new one when "Keep this name mine" is ticked.
+    // The secret typed in, else the kept secret of this name, or a new one when "Keep this
+    // name mine" is ticked.
+    const given = this.givenSecret();
+    if (given !== null) {
+      return given;
+    }
     const kept = playSecretOf(player);
     if (kept !== null || !playEl("register").checked) {
       return kept;
@@ -718,16 +755,25 @@ class PlayPage {
   }
 
   reason(error) {
-    // In the page's language: a reason from its code, the client's own words from their
-    // template; the server's refusal reason is the server's text and is shown as sent.
-    if (error && error.code !== null && typeof error.code === "object" && pageTranslate !== null) {
+    // In the page's language: a reason from its code (the witness's, or the server's refusal
+    // with a code this page knows), the client's own words from their template; a refusal
+    // without a known code is the server's text and is shown as sent.
+    const coded = error && error.code !== null && typeof error.code === "object";
+    if (coded && pageTranslate !== null && (!(error instanceof ApiRefusal) || playKnownRefusal(error.code))) {
       return reasonText(error.code, pageTranslate);
     }
     if (error && error.words) {
-      // A value that is itself one of the catalog's sentences (the JSON reader's) is said too.
+      // A value that is itself one of the catalog's sentences (the JSON reader's) is said too,
+      // and the server's reason inside (a 429's, a 503's) from its code.
+      const codes = error.words.codes || {};
       const values = {};
       for (const [name, value] of Object.entries(error.words.values)) {
-        values[name] = typeof value === "string" && pageTranslate !== null ? pageTranslate(value) : value;
+        const code = codes[name];
+        if (pageTranslate !== null && playKnownRefusal(code)) {
+          values[name] = reasonText(code, pageTranslate);
+        } else {
+          values[name] = typeof value === "string" && pageTranslate !== null ? pageTranslate(value) : value;
+        }
       }
       return say(error.words.template, values);
     }

@@ -55,6 +55,9 @@ function pageDisplay(value, keepLines = false) {
   if (typeof value === "string") {
     return pagePrintable(value, keepLines);
   }
+  if (typeof value === "boolean") {
+    return pageT(value ? "Yes" : "No");
+  }
   let text;
   try {
     text = JSON.stringify(value);
@@ -253,7 +256,7 @@ export async function startReplayPage(doc) {
   const trust = data.trust || null;
   const fields = pageShowDetails(doc, data.record);
   const player = fields.find((row) => row[0] === "Player");
-  const boardView = new BoardView(doc.getElementById("board"));
+  const boardView = new BoardView(doc.getElementById("board"), pageT("board"));
   let verdict;
   try {
     verdict = await verifyRecord(data.record, trust ? { trustedKey: parseTrustedKeySet(trust) } : {});

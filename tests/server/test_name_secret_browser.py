@@ -1,0 +1,130 @@
+"""A name registered in the terminal, played in the browser: its secret given once.
+
+A real ``twenty48 serve``, the real command line (``play --register`` in a
+user data folder of its own, then ``player-secret``) and headless Chromium
+with a Danish page: the page refuses the name without its secret and opens
+"I have this name's secret"; a wrong secret is refused; the right one
+plays, is kept in local storage, and plays the name again without being
+typed.  The secret is never in a URL the browser asked for, in the page,
+or in the server's log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from support.browser import BrowserPage
+from support.common import run_cli
+from support.pages import settled
+from support.server_harness import ServerProcess
+
+from twenty48_replay.core.i18n import translations
+from twenty48_replay.fairplay.client import Client
+
+NAME = "pia"
+DANISH = translations("da").gettext
+
+
+def new_game(browser: BrowserPage, secret: str = "") -> str:
+    page = browser.page
+    page.fill("#player", NAME)
+    if secret:
+        page.fill("#name-secret", secret)
+    page.click("#new-game-button")
+    settled(page)
+    return page.text_content("#status") or ""
+
+
+def test_player_secret_says_what_to_do_when_none_is_kept(tmp_path: Path) -> None:
+    result = run_cli(
+        "--lang",
+        "en",
+        "player-secret",
+        "--server",
+        "http://127.0.0.1:9",
+        "--player",
+        NAME,
+        env={"XDG_DATA_HOME": str(tmp_path / "data")},
+    )
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert "--register" in result.stderr
+
+
+@pytest.mark.slow
+def test_a_name_registered_in_the_terminal_plays_in_the_browser(
+    new_browser_page: Callable[..., BrowserPage], tmp_path: Path
+) -> None:
+    with ServerProcess(str(tmp_path / "s.sqlite3"), tmp_path, "--no-analysis") as server:
+        terminal = {"XDG_DATA_HOME": str(tmp_path / "data")}
+        registered = run_cli(
+            "--lang",
+            "en",
+            "play",
+            "--server",
+            server.url,
+            "--player",
+            NAME,
+            "--register",
+            "--moves",
+            "L",
+            "--db",
+            str(tmp_path / "local.sqlite3"),
+            env=terminal,
+        )
+        assert "registered" in registered.stderr, registered.stderr
+        printed = run_cli("player-secret", "--server", server.url, "--player", NAME, env=terminal)
+        assert printed.returncode == 0, printed.stderr
+        secret = printed.stdout.strip()
+        assert printed.stdout == secret + "\n"  # the secret alone on stdout
+        assert secret not in printed.stderr
+
+        browser = new_browser_page(extra_http_headers={"Accept-Language": "da"})
+        page = browser.page
+        browser.open(server.url + "/")
+        assert page.get_attribute("html", "lang") == "da"
+        assert not page.locator("#secret-box").evaluate("box => box.open")
+        # Without the secret: told so in Danish, and asked for it.
+        status = new_game(browser)
+        assert "giv dets hemmelighed" in status, status
+        assert page.locator("#secret-box").evaluate("box => box.open")
+        assert page.evaluate("() => document.activeElement.id") == "name-secret"
+        # Not a secret at all, then a wrong one: refused, nothing kept.
+        assert new_game(browser, "short") == DANISH(
+            "That is not a name's secret: it is 16 to 256 letters, digits, - and _."
+        )
+        status = new_game(browser, "x" * 43)
+        assert DANISH("wrong secret for this name") in status, status
+        assert page.evaluate("() => localStorage.getItem('twenty48.secrets')") is None
+        # The right one: the game starts, the secret is kept and leaves the field.
+        new_game(browser, secret)
+        assert page.get_attribute("#game", "data-state") == "playing"
+        assert page.get_attribute("#game", "data-registered") == NAME
+        assert page.input_value("#name-secret") == ""
+        kept = page.evaluate("() => JSON.parse(localStorage.getItem('twenty48.secrets'))")
+        assert kept == {NAME: secret}
+        page.click("#finish")
+        page.click("#confirm-end-yes")
+        page.wait_for_selector("#game[data-fair]", state="attached", timeout=60_000)
+        assert page.get_attribute("#game", "data-fair") == "checked"
+        # A new visit plays the name with the kept secret, nothing typed.
+        browser.open(server.url + "/")
+        new_game(browser)
+        assert page.get_attribute("#game", "data-state") == "playing"
+        page.click("#finish")
+        page.click("#confirm-end-yes")
+        page.wait_for_selector("#game[data-fair]", state="attached", timeout=60_000)
+
+        client = Client(server.url)
+        rows = client.leaderboard()["games"]
+        client.close()
+        assert {(row["player"], row["registered"]) for row in rows} == {(NAME, True)}
+        # Never in a URL, the page or the server's log.
+        assert browser.requests
+        assert not [url for url in browser.requests if secret in url]
+        assert secret not in page.content()
+        assert secret not in server.log_text()
+        errors = [e for e in browser.errors if "Failed to load resource" not in e]
+        assert not errors, errors
