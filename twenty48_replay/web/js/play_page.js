@@ -252,6 +252,11 @@ class PlayPage {
       this.pumping = this.drain().finally(() => {
         this.pumping = null;
         this.markPending();
+        if (this.queue.length > 0 && this.phase === "playing") {
+          // Keys that came after a drain that sent nothing ended, but before this callback
+          // ran (all in one task): they found the drain still set and did not start one.
+          this.pump();
+        }
       });
     }
     return this.pumping;
