@@ -130,7 +130,10 @@ HELP: Final = {
         "\n"
         "play --server URL --player NAME --register keeps the secret in the user data\n"
         "folder; paste it into the play page's \"I have this name's secret\" field\n"
-        "once, and that browser keeps it. The secret alone is on stdout."
+        "once, and that browser keeps it. The secret alone is on stdout.\n"
+        "\n"
+        'With --keep, the other way: paste the secret the play page shows ("Show the\n'
+        'secret kept here") on standard input, and play --server uses it from then on.'
     ),
     "serve": N_(
         "Serve fair games, signed records and a leaderboard over HTTP (JSON API and web pages)."
@@ -315,6 +318,10 @@ EXAMPLES: Final = {
         (
             N_("The secret of a name registered with play --register"),
             "twenty48 player-secret --server http://127.0.0.1:8048 --player pia",
+        ),
+        (
+            N_("Keep the secret of a name registered in a browser (paste it, then Enter)"),
+            "twenty48 player-secret --server http://127.0.0.1:8048 --player pia --keep",
         ),
     ),
     "serve": (

@@ -191,6 +191,12 @@ PLAY_PAGE_MESSAGES: Final = (
         "secret, or choose another name."
     ),
     N_("That is not a name's secret: it is 16 to 256 letters, digits, - and _."),
+    N_("No secret of {name} is kept in this browser."),
+    N_("Type the name first."),
+    N_(
+        "Whoever has this secret can play as {name}. To play the name in a terminal, paste it "
+        "into: twenty48 player-secret --server {url} --player {name} --keep"
+    ),
     N_("Registering the name…"),
     N_("Move not played: {reason}"),
     N_("Game over"),

@@ -129,7 +129,11 @@ _PLAY_MAIN: Final = """<main id="game" data-state="idle" data-score="0" data-mov
 <details id="secret-box" class="secret-box"><summary>{have_secret}</summary>
 <label>{secret} <input id="name-secret" type="password" maxlength="256"
  autocomplete="off" spellcheck="false"></label>
-<p class="help">{secret_help}</p></details>
+<p class="help">{secret_help}</p>
+<p><button id="show-secret" type="button">{show_secret}</button></p>
+<input id="kept-secret" type="text" readonly hidden spellcheck="false" autocomplete="off"
+ aria-label="{kept_secret}">
+<p id="kept-secret-help" class="help" hidden></p></details>
 </form>
 </section>
 <div id="board-wrap" class="board-wrap">
@@ -189,6 +193,8 @@ def play_page(language: str = ENGLISH) -> str:
                 "browser."
             )
         ),
+        show_secret=say(N_("Show the secret kept here")),
+        kept_secret=say(N_("The name's secret kept in this browser")),
         new_game=say(N_("New game")),
         game_board=say(N_("game board")),
         replay_and_verify=say(N_("Replay and verify")),

@@ -88,7 +88,8 @@ const PLAY_GAME_KEY = "twenty48.game";
 const PLAY_EVIDENCE_KEY = "twenty48.evidence";
 const PLAY_EVIDENCE_KEPT = 5;
 // Secrets of the names this browser registered on this server (local storage is per
-// origin, so per server): {name: secret}.  Never shown, never put in evidence.
+// origin, so per server): {name: secret}.  Shown only when the player asks ("Show the
+// secret kept here", to carry the name to a terminal); never put in evidence or a URL.
 const PLAY_SECRETS_KEY = "twenty48.secrets";
 const PLAY_SECRET_PATTERN = /^[A-Za-z0-9_-]{16,256}$/;
 
@@ -178,6 +179,8 @@ class PlayPage {
       event.preventDefault();
       this.newGame();
     });
+    playEl("show-secret").addEventListener("click", () => this.showSecret());
+    playEl("player").addEventListener("input", () => this.hideSecret()); // another name's is not shown
     playEl("finish").addEventListener("click", () => this.askThenEnd());
     playEl("confirm-end-yes").addEventListener("click", () => this.answerEnd(true));
     playEl("confirm-end-no").addEventListener("click", () => this.answerEnd(false));
@@ -313,6 +316,7 @@ class PlayPage {
     if (document.activeElement && document.activeElement.blur) {
       document.activeElement.blur(); // keys go to the game from now on
     }
+    this.hideSecret();
     this.phase = "starting";
     this.queue = [];
     this.game = null;
@@ -369,6 +373,39 @@ class PlayPage {
       }
     }
     this.render();
+  }
+
+  showSecret() {
+    // The secret this browser keeps for the name typed, to give it to `twenty48 player-secret
+    // --keep` in a terminal: shown only on this click, in a read-only field, never in a URL.
+    const player = playEl("player").value.trim();
+    const secret = player ? playSecretOf(player) : null;
+    const field = playEl("kept-secret");
+    const help = playEl("kept-secret-help");
+    help.hidden = false;
+    if (secret === null) {
+      field.value = "";
+      field.hidden = true;
+      help.textContent = player
+        ? say("No secret of {name} is kept in this browser.", { name: player })
+        : say("Type the name first.");
+      return;
+    }
+    field.value = secret;
+    field.hidden = false;
+    help.textContent = say(
+      "Whoever has this secret can play as {name}. To play the name in a terminal, paste it into: twenty48 player-secret --server {url} --player {name} --keep",
+      { name: player, url: window.location.origin },
+    );
+    field.focus();
+    field.select();
+  }
+
+  hideSecret() {
+    const field = playEl("kept-secret");
+    field.value = "";
+    field.hidden = true;
+    playEl("kept-secret-help").hidden = true;
   }
 
   givenSecret() {
