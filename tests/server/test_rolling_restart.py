@@ -164,6 +164,7 @@ class Player:
         except BaseException as exc:
             self.error = exc
         finally:
+            self.client.close()
             tally.add(done=1)
 
 
@@ -199,19 +200,19 @@ def test_rolling_restart_loses_no_acknowledged_move(postgres: str, tmp_path: Pat
     first = ServerProcess(postgres, tmp_path, *args, port=free_port()).start()
     second = ServerProcess(postgres, tmp_path, *args, port=free_port()).start()
     nginx = NginxProcess(first.port, second_port=second.port).start()
+    tally = Tally(MOVES // 2)
     try:
         context = nginx.client_context()
         players = [Player(i, nginx.url, context) for i in range(PLAYERS)]
-        openers = [threading.Thread(target=p.open) for p in players]
+        openers = [threading.Thread(target=p.open, daemon=True) for p in players]
         for thread in openers:
             thread.start()
         for thread in openers:
             thread.join()
         assert [p.error for p in players if p.error] == []
 
-        tally = Tally(MOVES // 2)
         began = time.perf_counter()
-        threads = [threading.Thread(target=p.play, args=(tally,)) for p in players]
+        threads = [threading.Thread(target=p.play, args=(tally,), daemon=True) for p in players]
         for thread in threads:
             thread.start()
         total = PLAYERS * MOVES
@@ -247,7 +248,9 @@ def test_rolling_restart_loses_no_acknowledged_move(postgres: str, tmp_path: Pat
         assert min(playing) > 0, playing
         # No error reached a player; every game went on to its end.
         assert [(p.index, repr(p.error)) for p in players if p.error] == []
-        trusted = TrustedKey.from_well_known(SourceClient(nginx.url, "127.0.0.1", context).key())
+        fetcher = SourceClient(nginx.url, "127.0.0.1", context)
+        trusted = TrustedKey.from_well_known(fetcher.key())
+        fetcher.close()
         for p in players:
             game = p.game
             assert game is not None
@@ -258,6 +261,7 @@ def test_rolling_restart_loses_no_acknowledged_move(postgres: str, tmp_path: Pat
             assert server_log_letters(postgres, game.id) == game.letters, p.index
             assert game.check_record(p.record, trusted) == [], p.index
     finally:
+        tally.allow(MOVES)  # a failed step leaves no player waiting at the gate
         nginx_log = nginx.log_text()
         nginx.stop()
         second.stop()
