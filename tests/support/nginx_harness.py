@@ -111,15 +111,20 @@ def local_site(
     cert: Path,
     key: Path,
     ipv6: bool = False,
+    second: int | None = None,
 ) -> str:
     """The shipped site file with this machine's ports, certificate and log paths.
 
     ``ipv6``: HTTPS is also on ``[::1]`` (the shipped ``[::]:443``, made local).
+    ``second``: the port of a second serve, in the upstream line the file ships
+    commented out (as docs/operating.md, "Rolling restarts", has the operator do).
     """
     text = SITE.read_text(encoding="utf-8")
     https_v6 = f"    listen [::1]:{https_port} ssl http2;\n" if ipv6 else ""
+    second_line = "#server 127.0.0.1:8049;" if second is None else f"server 127.0.0.1:{second};"
     for old, new in (
         ("server 127.0.0.1:8048;", f"server 127.0.0.1:{upstream};"),
+        ("#server 127.0.0.1:8049;", second_line),
         ("    listen 80;\n", f"    listen 127.0.0.1:{http_port};\n"),
         ("    listen [::]:80;\n", ""),
         ("    listen 443 ssl http2;\n", f"    listen 127.0.0.1:{https_port} ssl http2;\n"),
@@ -163,12 +168,15 @@ class NginxProcess:
     """nginx on free ports of 127.0.0.1 proxying to ``upstream_port`` (a running serve).
 
     ``ipv6``: HTTPS on ``[::1]`` too, for clients with IPv6 addresses
-    (:mod:`support.netns`).
+    (:mod:`support.netns`).  ``second_port``: a second serve in the same upstream.
     """
 
-    def __init__(self, upstream_port: int, *, ipv6: bool = False) -> None:
+    def __init__(
+        self, upstream_port: int, *, ipv6: bool = False, second_port: int | None = None
+    ) -> None:
         self.nginx = nginx_path()
         self.upstream_port = upstream_port
+        self.second_port = second_port
         self.ipv6 = ipv6
         self.folder = Path(tempfile.mkdtemp(prefix="twenty48-nginx-"))
         self.http_port = free_port()
@@ -195,6 +203,7 @@ class NginxProcess:
                 cert=self.cert,
                 key=self.key,
                 ipv6=self.ipv6,
+                second=self.second_port,
             )
         )
         config = self.folder / "nginx.conf"
