@@ -163,7 +163,8 @@ class Plan:
         return self.bases[(i * 7919) % len(self.bases)]
 
     def player(self, i: int) -> str:
-        return f"player-{(i * 104729) % self.players}"
+        # Independent of the base game (i % bases): each base's copies spread over all players.
+        return f"player-{((i // 500) * 7 + i * 104729) % self.players}"
 
     def created(self, i: int) -> int:
         return START_MS + YEAR_MS * i // self.games
@@ -441,7 +442,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=1_000_000)
     parser.add_argument("--backend", choices=("sqlite", "postgresql"), default="sqlite")
     parser.add_argument("--pg", help="PostgreSQL server URL (a database is created and dropped)")
-    parser.add_argument("--bases", type=int, default=500, help="distinct real games")
+    parser.add_argument("--bases", type=int, default=5000, help="distinct real games")
     parser.add_argument("--count", type=int, default=200, help="requests per answer")
     parser.add_argument("--tmp", type=Path, default=Path("/tmp"))
     parser.add_argument("--keep", action="store_true", help="keep the database (path printed)")
