@@ -80,38 +80,42 @@ def leaderboard(
     follows the entry with this key (keyset paging: stable while games
     finish), numbered on from its ``position``.
 
-    Visible games are read best first (``games_by_score``), a batch at a
-    time, and a player's first game in that order is their best: a page
-    costs the games read down to its last entry, not the whole table.
-    (Ranking every game with window functions sorted the whole table on
-    each request: p50 3.4 s at 100,000 games.)  After a cursor, a player
-    whose best is above it has a visible game at or above it; one query per
-    batch asks that of the batch's players (``fair_games_by_player``).
+    Games are read best first from ``games_by_score`` alone, a batch at a
+    time (whole groups of equal score and moves, so the later keys can be
+    sorted here), then those that are visible fair games are read by id;
+    a player's first game in that order is their best.  A page costs the
+    games read down to its last entry, not the whole table: ranking every
+    game with window functions sorted it all on each request (p50 3.4 s at
+    100,000 games), and one query joining games to fair games in this order
+    was planned by SQLite as a read of every fair game.  After a cursor, a
+    player whose best is above it has a visible game at or above it; one
+    query per batch asks that of the batch's players (``fair_games_by_player``).
     """
-    order = (
-        games.c.score.desc(),
-        games.c.move_count.asc(),
-        fair_games.c.finished_ms.asc(),
-        fair_games.c.id.asc(),
-    )
-    base = (
-        _ranked_games(fair_games, games, game_players, registered_only)
-        .add_columns(*DETAIL_COLUMNS)
-        .outerjoin(bot_signals, bot_signals.c.fair_id == fair_games.c.id)
-        .order_by(*order)
-    )
     start = 0 if after is None else after.position
     entries: list[BoardEntry] = []
     seen: set[str] = set()
-    place = after
+    group = None if after is None else (after.score, after.moves)
+    inclusive = after is not None
     batch = max(4 * limit, 64)
     while len(entries) < limit:
-        query = base if place is None else base.where(_after(place))
-        rows = connection.execute(query.limit(batch)).all()
-        fresh = {str(row[1]) for row in rows} - seen
-        if after is not None and fresh:
-            seen |= _ranked_above(connection, fresh, after, registered_only)
-        for row in rows:
+        ids, group, more = _games_by_rank(connection, group, inclusive, batch)
+        inclusive = False
+        rows = _visible(connection, ids, registered_only)
+        if after is not None:
+            rows = [row for row in rows if _key(row) > _key_of(after)]
+        asked: set[str] = set()
+        for number, row in enumerate(rows):
+            if after is not None and str(row[1]) not in seen | asked:
+                # Ask about the next few new players at once, as many as the page still needs.
+                fresh: list[str] = []
+                for later in rows[number:]:
+                    name = str(later[1])
+                    if name not in seen and name not in asked and name not in fresh:
+                        fresh.append(name)
+                        if len(fresh) == 2 * (limit - len(entries)) + 8:
+                            break
+                asked |= set(fresh)
+                seen |= _ranked_above(connection, set(fresh), after, registered_only)
             if str(row[1]) in seen:
                 continue
             seen.add(str(row[1]))
@@ -133,12 +137,60 @@ def leaderboard(
             )
             if len(entries) == limit:
                 break
-        if len(rows) < batch:
+        if not more:
             break
-        last = rows[-1]
-        place = BoardKey(last[2], last[3], last[5], last[0])
         batch = min(batch * 2, 4096)
     return entries
+
+
+def _key(row: Any) -> tuple[int, int, int, int]:
+    """Where a row of :func:`_visible` sorts: score (descending), moves, end, id."""
+    return (-int(row[2]), int(row[3]), int(row[5]), int(row[0]))
+
+
+def _key_of(place: BoardKey) -> tuple[int, int, int, int]:
+    return (-place.score, place.moves, place.finished_ms, place.fair_id)
+
+
+def _games_by_rank(
+    connection: Connection, group: tuple[int, int] | None, inclusive: bool, batch: int
+) -> tuple[list[int], tuple[int, int] | None, bool]:
+    """Ids of about ``batch`` games after (or from, ``inclusive``) the (score, moves) ``group``,
+    best first, ending with a whole group; that last group; whether there are more."""
+    rank = select(games.c.id, games.c.score, games.c.move_count)
+    if group is not None:
+        score, moves = group
+        later = or_(games.c.score < score, and_(games.c.score == score, games.c.move_count > moves))
+        if inclusive:
+            later = or_(later, and_(games.c.score == score, games.c.move_count == moves))
+        rank = rank.where(later)
+    rows = connection.execute(
+        rank.order_by(games.c.score.desc(), games.c.move_count.asc()).limit(batch)
+    ).all()
+    if not rows:
+        return [], group, False
+    last = (int(rows[-1][1]), int(rows[-1][2]))
+    if len(rows) < batch:
+        return [int(row[0]) for row in rows], last, False
+    whole = connection.execute(
+        select(games.c.id).where(games.c.score == last[0], games.c.move_count == last[1])
+    ).scalars()
+    ids = [int(row[0]) for row in rows if (row[1], row[2]) != last]
+    return ids + [int(i) for i in whole], last, True
+
+
+def _visible(connection: Connection, ids: list[int], registered_only: bool) -> list[Any]:
+    """The visible finished fair games among the games ``ids``, in the leaderboard's order."""
+    found: list[Any] = []
+    for low in range(0, len(ids), 500):
+        query = (
+            _ranked_games(fair_games, games, game_players, registered_only)
+            .add_columns(*DETAIL_COLUMNS)
+            .outerjoin(bot_signals, bot_signals.c.fair_id == fair_games.c.id)
+            .where(games.c.id.in_(ids[low : low + 500]))
+        )
+        found.extend(connection.execute(query).all())
+    return sorted(found, key=_key)
 
 
 def _after(place: BoardKey) -> Any:
