@@ -21,6 +21,7 @@ from twenty48_replay.core.game import GameState
 from twenty48_replay.store import Store, players, reads, writes
 from twenty48_replay.store import fair_games as fair_store
 from twenty48_replay.store.fair_games.leaderboard import BoardKey
+from twenty48_replay.store.upgrade import V5_INDEXES
 
 Row = tuple[int, str, int, int, int]  # fair id, player, score, moves, finished_ms
 
@@ -151,9 +152,9 @@ def test_a_version_4_database_gets_the_leaderboard_indexes(tmp_path: Path) -> No
     path = tmp_path / "v4.sqlite3"
     Store(str(path)).close()
     raw = sqlite3.connect(path)
-    with raw:  # version 4 is version 5 without its two indexes
-        raw.execute("DROP INDEX games_by_score")
-        raw.execute("DROP INDEX fair_games_by_player")
+    with raw:  # version 4 is version 5 without its indexes
+        for _table, index in V5_INDEXES:
+            raw.execute(f"DROP INDEX {index}")
         raw.execute("UPDATE twenty48_meta SET value = '4' WHERE key = 'schema_version'")
     raw.close()
     with Store(str(path)) as store:
@@ -163,5 +164,5 @@ def test_a_version_4_database_gets_the_leaderboard_indexes(tmp_path: Path) -> No
     names = {row[0] for row in raw.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
     version = raw.execute("SELECT value FROM twenty48_meta WHERE key = 'schema_version'").fetchone()
     raw.close()
-    assert {"games_by_score", "fair_games_by_player"} <= names
+    assert {index for _table, index in V5_INDEXES} <= names
     assert version == ("5",)

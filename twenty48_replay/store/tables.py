@@ -23,7 +23,8 @@ the server's quotas and expiry (``rate_limits``, ``abandoned_games``,
 (each row's ``chain``, and ``log_heads``: see
 :mod:`twenty48_replay.store.log_chain`); version 5 adds two indexes for the
 leaderboard (``games_by_score``, ``fair_games_by_player``: see
-:mod:`twenty48_replay.store.fair_games.leaderboard`).  Earlier versions are
+:mod:`twenty48_replay.store.fair_games.leaderboard`) and one for a player's
+games (``games_by_player``).  Earlier versions are
 frozen in :mod:`twenty48_replay.store.legacy`.
 """
 
@@ -160,6 +161,8 @@ games = Table(
     Index("games_by_updated", "updated_ms"),
     # The leaderboard reads games best score first and stops after a page.
     Index("games_by_score", "score"),
+    # A player's games, newest first (``twenty48 list --player``), without reading everyone's.
+    Index("games_by_player", "player", "updated_ms"),
 )
 
 

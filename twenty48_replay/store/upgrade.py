@@ -33,7 +33,8 @@ rebuilt: renamed aside, made anew, its rows copied in order with their
 Their triggers are dropped for the step and made again after it, with
 SQLite's new no-REPLACE triggers.
 Version 5 adds the leaderboard's two indexes (``games_by_score``,
-``fair_games_by_player``); building them reads each table once.
+``fair_games_by_player``) and ``games_by_player``; building them reads
+each table once.
 """
 
 from __future__ import annotations
@@ -75,11 +76,15 @@ def upgrade(connection: Connection, version: int) -> None:
 
 
 #: The indexes version 5 adds.
-V5_INDEXES = (("games", "games_by_score"), ("fair_games", "fair_games_by_player"))
+V5_INDEXES = (
+    ("games", "games_by_score"),
+    ("games", "games_by_player"),
+    ("fair_games", "fair_games_by_player"),
+)
 
 
 def to_v5(connection: Connection) -> None:
-    """Version 4 to 5: the leaderboard's indexes.
+    """Version 4 to 5: the leaderboard's indexes and a player's games'.
 
     A database coming from version 1 already has ``fair_games_by_player``:
     the step to version 2 makes ``fair_games`` as it is now.
