@@ -104,6 +104,7 @@ def leaderboard(
         if after is not None:
             rows = [row for row in rows if _key(row) > _key_of(after)]
         asked: set[str] = set()
+        ask = 2 * (limit - len(entries)) + 8
         for number, row in enumerate(rows):
             if after is not None and str(row[1]) not in seen | asked:
                 # Ask about the next few new players at once, as many as the page still needs.
@@ -112,9 +113,10 @@ def leaderboard(
                     name = str(later[1])
                     if name not in seen and name not in asked and name not in fresh:
                         fresh.append(name)
-                        if len(fresh) == 2 * (limit - len(entries)) + 8:
+                        if len(fresh) == ask:
                             break
                 asked |= set(fresh)
+                ask *= 2  # most of them ranked above: ask about more at once next time
                 seen |= _ranked_above(connection, set(fresh), after, registered_only)
             if str(row[1]) in seen:
                 continue
