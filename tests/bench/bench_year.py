@@ -372,9 +372,11 @@ def row(name: str, times: list[float]) -> None:
 
 def measure(target: str, plan: Plan, folder: Path, count: int, sqlite_file: Path | None) -> None:
     chooser = random.Random(5)
-    server = ServerProcess(
-        target, folder, "--no-access-log", "--no-analysis", "--rate-limits", "off", "--rotate-key"
-    ).start(timeout=600)
+    # The records are signed with a made-up key: a new key from now on, unless a server of
+    # an earlier run (--db) has made its key file already.
+    rotate = () if Path(f"{target}.server-key.pem").exists() else ("--rotate-key",)
+    flags = ("--no-access-log", "--no-analysis", "--rate-limits", "off", *rotate)
+    server = ServerProcess(target, folder, *flags).start(timeout=600)
     try:
         base = server.url
         get(base + "/api/leaderboard")  # warm
