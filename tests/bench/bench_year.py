@@ -460,6 +460,7 @@ def main() -> None:
         sqlite_path = None if "://" in args.db else Path(args.db)
         measure(args.db, plan, folder, args.count, sqlite_path)
         shutil.rmtree(folder, ignore_errors=True)
+        print(f"uptime: {os.popen('uptime').read().strip()}", flush=True)
         return
     admin = None
     name = ""
