@@ -370,7 +370,15 @@ def row(name: str, times: list[float]) -> None:
     )
 
 
-def measure(target: str, plan: Plan, folder: Path, count: int, sqlite_file: Path | None) -> None:
+def measure(
+    target: str,
+    plan: Plan,
+    folder: Path,
+    count: int,
+    sqlite_file: Path | None,
+    *,
+    answers_only: bool = False,
+) -> None:
     chooser = random.Random(5)
     # The records are signed with a made-up key: a new key from now on, unless a server of
     # an earlier run (--db) has made its key file already.
@@ -417,6 +425,8 @@ def measure(target: str, plan: Plan, folder: Path, count: int, sqlite_file: Path
         row("expiry sweep (expire_unstarted + idle_games)", timed(sweep, count))
 
     print()
+    if answers_only:
+        return
     start = time.perf_counter()
     done = subprocess.run([str(TWENTY48), "check", "--db", target], capture_output=True, text=True)
     print(
@@ -450,6 +460,7 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the database (path printed)")
     parser.add_argument("--build-only", action="store_true", help="build, keep, measure nothing")
     parser.add_argument("--db", help="measure this database (built earlier with --keep)")
+    parser.add_argument("--answers-only", action="store_true", help="no check, no backup")
     args = parser.parse_args()
     if args.build_only:
         args.keep = True
@@ -458,7 +469,7 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="bench-year-", dir=args.tmp))
     if args.db:
         sqlite_path = None if "://" in args.db else Path(args.db)
-        measure(args.db, plan, folder, args.count, sqlite_path)
+        measure(args.db, plan, folder, args.count, sqlite_path, answers_only=args.answers_only)
         shutil.rmtree(folder, ignore_errors=True)
         print(f"uptime: {os.popen('uptime').read().strip()}", flush=True)
         return
@@ -495,7 +506,7 @@ def main() -> None:
         if args.build_only:
             print(f"database: {target}")
         else:
-            measure(target, plan, folder, args.count, sqlite_file)
+            measure(target, plan, folder, args.count, sqlite_file, answers_only=args.answers_only)
     finally:
         if not args.keep:
             shutil.rmtree(folder, ignore_errors=True)
