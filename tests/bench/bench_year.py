@@ -1,12 +1,12 @@
 """Benchmark of a year of games: the score server's reads at 10,000 to 1,000,000 finished games.
 
-Builds a database of ``--games`` finished games (default 1,000,000, about 100
+Builds a database of ``--games`` finished games (default 1,000,000, about 95
 moves each) on SQLite (a file under ``--tmp``) or PostgreSQL (``--backend
 postgresql --pg URL``: a fresh database is created there and dropped after),
 then measures, with a real ``twenty48 serve`` on a free port, over HTTP:
 
 * ``GET /leaderboard`` (the page) and ``GET /api/leaderboard`` (first page,
-  and a page further down through its cursor),
+  and ranks 101-110: the cursor of ``?limit=100``),
 * ``GET /api/records`` (submitted self-seeded records, first page),
 * ``GET /api/games/{id}/record`` (one signed record, random games),
 
@@ -34,10 +34,13 @@ players, times and ids); ``check`` replays every row, so it pays for each.
 90% are fair games (``fair_games`` and ``game_players`` rows, finished,
 with a stored record of a signed fair record's size), 10% submitted
 self-seeded records.  Players: one per 50 games, so a player has about 50
-games, as a regular of a year would.
+games, as a regular of a year would (``game_players`` holds the name as
+given, not its skeleton: nobody is banned here).
 
     python tests/bench/bench_year.py --games 10000
     python tests/bench/bench_year.py --games 100000 --backend postgresql --pg URL
+    python tests/bench/bench_year.py --build-only            # keep it, print its path
+    python tests/bench/bench_year.py --db PATH [--answers-only]  # measure a kept one
 """
 
 from __future__ import annotations
