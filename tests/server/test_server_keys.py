@@ -30,6 +30,7 @@ from twenty48_replay.fairplay.keyset import read_key_set
 from twenty48_replay.fairplay.signing import ServerKey
 from twenty48_replay.store.legacy import metadata_v2
 from twenty48_replay.store.tables import metadata
+from twenty48_replay.store.upgrade import V5_INDEXES
 
 
 @pytest.fixture(autouse=True)
@@ -305,6 +306,8 @@ def test_a_version_2_database_with_signed_records_is_upgraded(db: str, tmp_path:
         for table in reversed(metadata.sorted_tables):  # every table version 3 added
             if table.name not in metadata_v2.tables:
                 connection.execute(text(f"DROP TABLE {table.name}"))
+        for _table, index in V5_INDEXES:  # version 5's indexes on version 2's tables
+            connection.execute(text(f"DROP INDEX {index}"))
         if backend == "postgresql":
             connection.execute(text("DROP FUNCTION twenty48_key_events_append_only()"))
             connection.execute(text("DROP FUNCTION twenty48_moderation_append_only()"))

@@ -23,6 +23,7 @@ from twenty48_replay.store import fair_games as fair_store
 from twenty48_replay.store import players as player_store
 from twenty48_replay.store.legacy import metadata_v2
 from twenty48_replay.store.tables import SCHEMA_VERSION, metadata
+from twenty48_replay.store.upgrade import V5_INDEXES
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -42,6 +43,8 @@ def test_version_2_fair_games_get_their_name_keys(db_url: str) -> None:
         for table in reversed(metadata.sorted_tables):
             if table.name not in metadata_v2.tables:
                 connection.exec_driver_sql(f"DROP TABLE {table.name}")
+        for _table, index in V5_INDEXES:  # version 5's indexes on version 2's tables
+            connection.exec_driver_sql(f"DROP INDEX {index}")
         if "postgresql" in db_url:  # and the functions version 2 had not
             connection.exec_driver_sql("DROP FUNCTION twenty48_moderation_append_only()")
             connection.exec_driver_sql("DROP FUNCTION twenty48_key_events_append_only()")

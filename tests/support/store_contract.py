@@ -29,6 +29,7 @@ from twenty48_replay.store import GameInfo, Store, list_evidence, load_evidence,
 from twenty48_replay.store.dialects import install_triggers
 from twenty48_replay.store.legacy import metadata_v1, metadata_v2
 from twenty48_replay.store.tables import SCHEMA_VERSION, metadata
+from twenty48_replay.store.upgrade import V5_INDEXES
 
 # Every table version 3 added (dropped to get back to exactly version 2).
 V3_TABLES = sorted(set(metadata.tables) - set(metadata_v2.tables))
@@ -510,6 +511,8 @@ class IntegrityContract:
         with engine.begin() as connection:  # back to exactly version 2, the game kept
             for table in V3_TABLES:
                 connection.exec_driver_sql(f"DROP TABLE {table}")
+            for _table, index in V5_INDEXES:  # version 5's indexes on version 2's tables
+                connection.exec_driver_sql(f"DROP INDEX {index}")
             if connection.dialect.name == "postgresql":  # and version 2 had no such functions
                 connection.exec_driver_sql("DROP FUNCTION twenty48_key_events_append_only()")
                 connection.exec_driver_sql("DROP FUNCTION twenty48_moderation_append_only()")

@@ -17,6 +17,8 @@ function here runs inside a transaction its caller owns.
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
 from sqlalchemy import delete, exists, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
@@ -145,11 +147,10 @@ def mark_abandoned(
     )
 
 
-def not_abandoned() -> ColumnElement[bool]:
-    """A condition on ``fair_games``: the game was not abandoned (for rankings)."""
-    return ~exists(
-        select(abandoned_games.c.fair_id).where(abandoned_games.c.fair_id == fair_games.c.id)
-    )
+def not_abandoned(fair: Any = fair_games) -> ColumnElement[bool]:
+    """A condition on ``fair`` (``fair_games`` or an alias): the game was not abandoned
+    (for rankings)."""
+    return ~exists(select(abandoned_games.c.fair_id).where(abandoned_games.c.fair_id == fair.c.id))
 
 
 def is_abandoned(connection: Connection, fair_id: int) -> bool:

@@ -410,17 +410,18 @@ class Store:
                     f"games not read: not a table in this database: {', '.join(not_tables)}"
                 )
             try:
-                ids = [] if not_tables else reads.all_game_ids(connection)
-                for game_id in ids:
-                    info = reads.get_game(connection, game_id)
-                    letters, log_problems = reads.move_log(connection, game_id, sequence=True)
-                    digest = reads.stored_digest(connection, game_id) if has_digests else None
+                stored = [] if not_tables else reads.games_to_check(connection, digests=has_digests)
+                for game in stored:
                     games += 1
-                    total_moves += len(letters)
+                    total_moves += len(game.letters)
                     found, _ = reads.game_problems(
-                        info, letters, log_problems, digest, check_digest=has_digests
+                        game.info,
+                        game.letters,
+                        game.log_problems,
+                        game.digest,
+                        check_digest=has_digests,
                     )
-                    problems.extend(f"game {game_id}: {line}" for line in found)
+                    problems.extend(f"game {game.info.id}: {line}" for line in found)
             except SQLAlchemyError as exc:
                 problems.append(f"cannot read the games: {conn.driver_error(exc, self.name)}")
             chains = None

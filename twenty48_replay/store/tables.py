@@ -21,8 +21,11 @@ as, and the append-only moderation log), and
 the server's quotas and expiry (``rate_limits``, ``abandoned_games``,
 ``server_leases``); version 4 chains the moderation log and the key history
 (each row's ``chain``, and ``log_heads``: see
-:mod:`twenty48_replay.store.log_chain`).  Earlier versions are frozen in
-:mod:`twenty48_replay.store.legacy`.
+:mod:`twenty48_replay.store.log_chain`); version 5 adds two indexes for the
+leaderboard (``games_by_score``, ``fair_games_by_player``: see
+:mod:`twenty48_replay.store.fair_games.leaderboard`) and one for a player's
+games (``games_by_player``).  Earlier versions are
+frozen in :mod:`twenty48_replay.store.legacy`.
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ from twenty48_replay import __version__
 from twenty48_replay.core.board import Board
 
 #: Bumped whenever the schema changes; a newer database is refused.
-SCHEMA_VERSION: Final = 4
+SCHEMA_VERSION: Final = 5
 APPLICATION: Final = "twenty48-replay"
 #: The ``client`` of the records this program writes (exported games, signed fair records).
 CLIENT: Final = f"{APPLICATION} {__version__}"
@@ -156,6 +159,10 @@ games = Table(
     Column("extra", Text, nullable=True),
     Index("games_by_seed", "seed"),
     Index("games_by_updated", "updated_ms"),
+    # The leaderboard reads games best score first and stops after a page.
+    Index("games_by_score", "score"),
+    # A player's games, newest first (``twenty48 list --player``), without reading everyone's.
+    Index("games_by_player", "player", "updated_ms"),
 )
 
 
@@ -220,6 +227,8 @@ fair_games = Table(
     Column("median_interval_ms", Integer, nullable=True),
     Index("fair_games_by_finished", "finished_ms"),
     Index("fair_games_by_analysis", "analysis"),
+    # Whether a player has a better game than this one (the leaderboard ranks each player once).
+    Index("fair_games_by_player", "player"),
 )
 
 # Self-seeded records submitted to a server (POST /api/records): stored as

@@ -32,6 +32,9 @@ rebuilt: renamed aside, made anew, its rows copied in order with their
 ``chain``, the old one dropped; PostgreSQL adds the column and fills it.
 Their triggers are dropped for the step and made again after it, with
 SQLite's new no-REPLACE triggers.
+Version 5 adds the leaderboard's two indexes (``games_by_score``,
+``fair_games_by_player``) and ``games_by_player``; building them reads
+each table once.
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ from twenty48_replay.store.tables import (
     log_digests,
     log_heads,
     meta,
+    metadata,
     submitted_records,
 )
 
@@ -60,13 +64,35 @@ _V3 = metadata_v3.tables
 
 
 def upgrade(connection: Connection, version: int) -> None:
-    """Take a database of schema ``version`` (1, 2 or 3) to the current one, step by step."""
+    """Take a database of schema ``version`` (1 to 4) to the current one, step by step."""
     if version < 2:
         to_v2(connection)
     if version < 3:
         to_v3(connection)
-    to_v4(connection)
+    if version < 4:
+        to_v4(connection)
+    to_v5(connection)
     _set_version(connection, SCHEMA_VERSION)
+
+
+#: The indexes version 5 adds.
+V5_INDEXES = (
+    ("games", "games_by_score"),
+    ("games", "games_by_player"),
+    ("fair_games", "fair_games_by_player"),
+)
+
+
+def to_v5(connection: Connection) -> None:
+    """Version 4 to 5: the leaderboard's indexes and a player's games'.
+
+    A database coming from version 1 already has ``fair_games_by_player``:
+    the step to version 2 makes ``fair_games`` as it is now.
+    """
+    for table, name in V5_INDEXES:
+        (index,) = (i for i in metadata.tables[table].indexes if i.name == name)
+        index.create(connection, checkfirst=True)
+    _set_version(connection, 5)
 
 
 def _set_version(connection: Connection, version: int) -> None:

@@ -291,7 +291,7 @@ async def game_record(request: Request, server: Server) -> Response:
 
 async def leaderboard(request: Request, server: Server) -> Response:
     limit = parsing.limit_param(request, default=10, high=MAX_PAGE)
-    after = _cursor(request, "leaderboard", 4)
+    after = _cursor(request, "leaderboard", 5)
     place = None if after is None else fair_store.BoardKey(*after)
     registered_only = server.config.registered_only
 

@@ -74,6 +74,9 @@ def submitted(
     Reads the listed columns only: a record's metadata (``games.extra``,
     up to the record's whole size) is never loaded for a list.
     """
+    listed = select(submitted_records.c.game_id).where(submitted_records.c.game_id == games.c.id)
+    # A condition, not a join: SQLite then reads games best first from ``games_by_score``
+    # and stops after the page; with a join it read every submitted record and sorted them.
     query = select(
         games.c.id,
         games.c.player,
@@ -81,7 +84,7 @@ def submitted(
         games.c.move_count,
         games.c.max_tile,
         games.c.seed,
-    ).join(submitted_records, submitted_records.c.game_id == games.c.id)
+    ).where(listed.exists())
     if after is not None:
         query = query.where(
             rows_after(
