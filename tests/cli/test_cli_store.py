@@ -279,13 +279,17 @@ def test_options_in_an_sqlite_url_are_refused(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_a_giant_stored_value_is_refused_not_loaded(db: str) -> None:
     """SQLite allows 1 GB values and does not enforce VARCHAR(n); a 100 MB player made
-    ``show`` take about 5x the file in memory.  Every connection caps values at 64 MiB."""
+    ``show`` take about 5x the file in memory.  Every connection caps values at 64 MiB.
+
+    ``play --game 1``: the game with the giant name is asked for by id.  A plain ``play``
+    resumes the current player's own game, which the player index finds without reading
+    another player's name, so it starts a new game and reads no giant value."""
     assert run_cli("play", "--new", "--seed", "s", "--moves", "U", "--db", db).returncode == 0
     connection = sqlite3.connect(db)
     connection.execute("UPDATE games SET player = printf('%.*c', 70000000, 'x')")
     connection.commit()
     connection.close()
-    for command in (("list",), ("show", "1"), ("export", "1"), ("play", "--moves", "R")):
+    for command in (("list",), ("show", "1"), ("export", "1"), ("play", "--game", "1", "-m", "R")):
         result = run_cli(*command, "--db", db)
         assert result.returncode == 2, (command, result.stderr[-300:])
         assert "a stored value is over 64 MiB" in result.stderr
