@@ -35,15 +35,22 @@ def own_data_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
 
 
-def guide_block(first_command: str) -> list[str]:
-    """The commands of the guide's sh block whose first command starts with ``first_command``."""
+def guide_block(first_command: str, then: str = "") -> list[str]:
+    """The commands of the guide's sh block whose first two commands start so.
+
+    ``then`` tells apart blocks that start alike (the restore and the rolling restart
+    both start by stopping the server)."""
     text = GUIDE.read_text(encoding="utf-8")
     blocks: dict[int, list[str]] = {}
     lines = text.splitlines()
     for command in shell_commands(text):
         start = max(i for i in range(command.line) if lines[i - 1].startswith("```"))
         blocks.setdefault(start, []).append(command.text)
-    found = [block for block in blocks.values() if block[0].startswith(first_command)]
+    found = [
+        block
+        for block in blocks.values()
+        if block[0].startswith(first_command) and (len(block) > 1 and block[1].startswith(then))
+    ]
     assert len(found) == 1, [block[0] for block in blocks.values()]
     return found[0]
 
@@ -75,7 +82,7 @@ def test_the_guides_backup_then_restore_with_the_server_stopped(tmp_path: Path) 
     live = state / "games.sqlite3"
     server_args = ("--no-analysis", "--key", str(state / "server-key.pem"))
     backup = guide_block("sudo -u twenty48 mkdir -p -m 0700 /var/lib/twenty48/backups")
-    restore = guide_block("systemctl stop twenty48")
+    restore = guide_block("systemctl stop twenty48", then="COPY=")
     assert restore[-1] == "systemctl start twenty48"
     assert not any("systemctl" in command for command in restore[1:-1])
 
