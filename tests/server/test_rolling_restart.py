@@ -54,6 +54,12 @@ PACE = 1.0
 FAIL_TIMEOUT = 11.0
 
 
+def internal_errors(*servers: ServerProcess) -> list[str]:
+    """The servers' logged internal errors (the exception's name and frames), to show a 500."""
+    said = "".join(server.log_text() for server in servers)
+    return [said[m.start() : m.start() + 3000] for m in re.finditer("internal error", said)]
+
+
 class SourceClient(Client):
     """The project's client, connecting from one loopback address of its own.
 
@@ -247,7 +253,8 @@ def test_rolling_restart_loses_no_acknowledged_move(postgres: str, tmp_path: Pat
         # Every restart happened while players were playing.
         assert min(playing) > 0, playing
         # No error reached a player; every game went on to its end.
-        assert [(p.index, repr(p.error)) for p in players if p.error] == []
+        errors = [(p.index, repr(p.error)) for p in players if p.error]
+        assert errors == [], errors + internal_errors(first, second)
         fetcher = SourceClient(nginx.url, "127.0.0.1", context)
         trusted = TrustedKey.from_well_known(fetcher.key())
         fetcher.close()

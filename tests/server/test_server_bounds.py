@@ -136,22 +136,32 @@ class Player:
         return json.loads(answer.read())
 
     def play(self, moves: int) -> int:
-        """Play up to ``moves`` moves of a new game; how many were acknowledged."""
-        game = self.call("POST", "/api/games", {"player": "honest"})
-        state = self.call(
-            "POST", f"/api/games/{game['id']}/start", {"client_seed": "s"}, game["token"]
-        )
+        """Play ``moves`` moves, in new games as each one ends; how many were acknowledged.
+
+        The moves are the first direction that changes the board, a policy
+        that can lose a game in about 30 moves: a game that ends starts the
+        next one, so the count is about the server, never the spawns.
+        """
         played = 0
-        while played < moves and not state.get("over"):
-            board = Board.from_rows(state["board"])
-            letter = next(d.letter for d in Direction if board.slide(d).changed)
+        while played < moves:
+            game = self.call("POST", "/api/games", {"player": "honest"})
             state = self.call(
-                "POST",
-                f"/api/games/{game['id']}/moves",
-                {"move": letter, "n": played + 1},
-                game["token"],
+                "POST", f"/api/games/{game['id']}/start", {"client_seed": "s"}, game["token"]
             )
-            played += 1
+            n = 0
+            while played < moves and not state.get("over"):
+                board = Board.from_rows(state["board"])
+                letter = next(d.letter for d in Direction if board.slide(d).changed)
+                n += 1
+                state = self.call(
+                    "POST",
+                    f"/api/games/{game['id']}/moves",
+                    {"move": letter, "n": n},
+                    game["token"],
+                )
+                if "board" not in state:  # a refusal: counted in statuses, and the end
+                    return played
+                played += 1
         return played
 
     def close(self) -> None:

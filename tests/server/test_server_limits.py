@@ -627,6 +627,40 @@ def test_gcra_lets_a_burst_through_then_one_per_interval(db: str) -> None:
         store.close()
 
 
+def test_a_sweep_by_another_process_between_insert_and_update_loses_no_charge(
+    pg_db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two serve processes on one PostgreSQL: one charges a key whose bucket is full
+    while the other's sweep deletes that row, committing between the charge's INSERT
+    (the row was there: nothing inserted) and its UPDATE (the row is gone).  The
+    charge inserts it again; before, the key had no grant and the move a 500."""
+    from twenty48_replay.store import quotas
+
+    store, other = Store(pg_db), Store(pg_db)
+    charge = fair_store.Charge("move:81", 1, 1000, 3)
+    try:
+        with store.transaction() as connection:  # a full bucket, left behind by earlier moves
+            fair_store.take_rate_limits(connection, [charge], 1_000)
+        real_insert = quotas._insert_missing
+        swept: list[int] = []
+
+        def insert_then_sweep(connection: Any, keys: list[str]) -> None:
+            real_insert(connection, keys)
+            if not swept:
+                with other.transaction() as theirs:
+                    swept.append(fair_store.sweep_rate_limits(theirs, 10_000, 10))
+
+        monkeypatch.setattr(quotas, "_insert_missing", insert_then_sweep)
+        with store.transaction() as connection:
+            grants = fair_store.take_rate_limits(connection, [charge], 10_000)
+        assert swept == [1]
+        assert grants["move:81"].granted == 1
+        assert grants["move:81"].tat_ms == 11_000
+    finally:
+        store.close()
+        other.close()
+
+
 @pytest.mark.slow
 def test_bad_limit_options_are_usage_errors(tmp_path: Path) -> None:
     db = tmp_path / "never.sqlite3"

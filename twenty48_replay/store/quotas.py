@@ -33,11 +33,15 @@ import attrs
 from sqlalchemy import delete, select
 from sqlalchemy.engine import Connection
 
+from twenty48_replay.core.errors import StoreError
+from twenty48_replay.core.i18n import N_
 from twenty48_replay.store import dialects
 from twenty48_replay.store.tables import rate_limits
 
 #: Longest key stored (``<limit>:<subject>``); the column holds 300 characters.
 MAX_KEY: Final = 300
+#: Times a charge inserts and updates the keys whose rows a concurrent sweep deleted.
+MAX_ROUNDS: Final = 3
 
 
 @attrs.frozen(slots=True)
@@ -90,7 +94,22 @@ def take_rate_limits(
     for charge in ordered:
         if not 0 < len(charge.key) <= MAX_KEY or charge.count < 1 or charge.interval_ms < 1:
             raise ValueError(f"not a rate charge: {charge!r}")
-    _insert_missing(connection, [c.key for c in ordered])
+    grants: dict[str, Grant] = {}
+    waiting = ordered
+    for _ in range(MAX_ROUNDS):
+        _insert_missing(connection, [c.key for c in waiting])
+        grants.update(_charge_rows(connection, waiting, now_ms))
+        # A key's row can be gone between the INSERT and the UPDATE: another
+        # process's sweep deleted it (a full bucket) and committed in between,
+        # which READ COMMITTED lets this transaction see.  Insert it again.
+        waiting = [c for c in waiting if c.key not in grants]
+        if not waiting:
+            return grants
+    raise StoreError(N_("the database could not store this (busy or unavailable); try again"))
+
+
+def _charge_rows(connection: Connection, ordered: list[Charge], now_ms: int) -> dict[str, Grant]:
+    """One UPDATE ... FROM (VALUES ...) RETURNING: the grants of the keys whose row exists."""
     postgres = connection.dialect.name == "postgresql"
     mark = dialects.param_mark(connection)
     if postgres:
