@@ -7,6 +7,7 @@ every library error into one line on stderr and its documented exit code
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from typing import Annotated, Any, Final
@@ -18,44 +19,10 @@ from twenty48_replay.core import i18n, native
 from twenty48_replay.core.errors import EXIT_UNUSABLE, Twenty48Error
 from twenty48_replay.core.i18n import N_, _
 
-from .admin_cmd import admin_app, keys_command, revoke_key_command
-from .backup_cmd import backup_command
-from .evidence_cmd import evidence_command
-from .games_cmd import check_command, list_command, show_command, stats_command, where_command
 from .helptext import ROOT_EXAMPLES, examples
-from .moderation_cmd import (
-    ban_command,
-    hide_command,
-    log_command,
-    suspects_command,
-    unban_command,
-    unhide_command,
-)
 from .output import fail
-from .play_cmd import play_command
-from .player_cmd import player_secret_command
-from .records_cmd import export_command, import_command
-from .replay_cmd import replay_command
-from .serve_cmd import serve_command
-from .solver_cmd import analyze_command, autoplay_command, hint_command
-from .solver_train_cmd import export_command as solver_export_command
-from .solver_train_cmd import solver_app
-from .solver_train_cmd import train_command as solver_train_command
-from .solver_train_cmd import weights_command as solver_weights_command
 from .typer_help import Group, register
 from .usage import usage_message
-from .verify_cmd import verify_command
-
-app = typer.Typer(
-    name="twenty48",
-    cls=Group,
-    help=N_("2048 as a replayable, verifiable record: play, replay and verify games."),
-    epilog=examples(ROOT_EXAMPLES),
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
 
 
 def _version(value: bool) -> None:
@@ -83,7 +50,6 @@ def _language(value: str | None) -> str | None:
     return value
 
 
-@app.callback()
 def root(
     version: Annotated[
         bool,
@@ -110,43 +76,118 @@ def root(
     """2048 as a replayable, verifiable record."""
 
 
-register(app, "play", play_command)
-register(app, "replay", replay_command)
-register(app, "list", list_command)
-register(app, "show", show_command)
-register(app, "stats", stats_command)
-register(app, "export", export_command)
-register(app, "import", import_command)
-register(app, "verify", verify_command)
-register(app, "hint", hint_command)
-register(app, "autoplay", autoplay_command)
-register(app, "analyze", analyze_command)
-register(app, "check", check_command)
-register(app, "where", where_command)
-register(app, "evidence", evidence_command)
-register(app, "player-secret", player_secret_command)
-register(app, "serve", serve_command)
-register(app, "backup", backup_command)
-for _name, _function in (
-    ("hide", hide_command),
-    ("unhide", unhide_command),
-    ("ban", ban_command),
-    ("unban", unban_command),
-    ("log", log_command),
-    ("suspects", suspects_command),
-    ("keys", keys_command),
-    ("revoke-key", revoke_key_command),
-):
-    register(admin_app, _name, _function, group="admin")
-app.add_typer(admin_app, name="admin")
-_SOLVER_COMMANDS: tuple[tuple[str, Any], ...] = (
-    ("train", solver_train_command),
-    ("export", solver_export_command),
-    ("weights", solver_weights_command),
+#: The top-level commands: name, module of this package, function.  A module is
+#: imported only when its command is built: ``twenty48 verify`` builds and imports
+#: verify alone (Typer builds every command it is given before parsing, about 2 ms
+#: each, and the modules' imports cost more), which is most of a short run's start-up.
+COMMANDS: Final[tuple[tuple[str, str, str], ...]] = (
+    ("play", "play_cmd", "play_command"),
+    ("replay", "replay_cmd", "replay_command"),
+    ("list", "games_cmd", "list_command"),
+    ("show", "games_cmd", "show_command"),
+    ("stats", "games_cmd", "stats_command"),
+    ("export", "records_cmd", "export_command"),
+    ("import", "records_cmd", "import_command"),
+    ("verify", "verify_cmd", "verify_command"),
+    ("hint", "solver_cmd", "hint_command"),
+    ("autoplay", "solver_cmd", "autoplay_command"),
+    ("analyze", "solver_cmd", "analyze_command"),
+    ("check", "games_cmd", "check_command"),
+    ("where", "games_cmd", "where_command"),
+    ("evidence", "evidence_cmd", "evidence_command"),
+    ("player-secret", "player_cmd", "player_secret_command"),
+    ("serve", "serve_cmd", "serve_command"),
+    ("backup", "backup_cmd", "backup_command"),
 )
-for _solver_name, _solver_function in _SOLVER_COMMANDS:
-    register(solver_app, _solver_name, _solver_function, group="solver")
-app.add_typer(solver_app, name="solver")
+#: The command groups: name, module and Typer app of the group, and its commands.
+GROUPS: Final[tuple[tuple[str, str, str, tuple[tuple[str, str, str], ...]], ...]] = (
+    (
+        "admin",
+        "admin_cmd",
+        "admin_app",
+        (
+            ("hide", "moderation_cmd", "hide_command"),
+            ("unhide", "moderation_cmd", "unhide_command"),
+            ("ban", "moderation_cmd", "ban_command"),
+            ("unban", "moderation_cmd", "unban_command"),
+            ("log", "moderation_cmd", "log_command"),
+            ("suspects", "moderation_cmd", "suspects_command"),
+            ("keys", "admin_cmd", "keys_command"),
+            ("revoke-key", "admin_cmd", "revoke_key_command"),
+        ),
+    ),
+    (
+        "solver",
+        "solver_train_cmd",
+        "solver_app",
+        (
+            ("train", "solver_train_cmd", "train_command"),
+            ("export", "solver_train_cmd", "export_command"),
+            ("weights", "solver_train_cmd", "weights_command"),
+        ),
+    ),
+)
+
+
+def _attribute(module: str, name: str) -> Any:
+    return getattr(importlib.import_module(f"{__package__}.{module}"), name)
+
+
+def build_app(only: str | None = None) -> typer.Typer:
+    """The ``twenty48`` program: every command, or the top-level command ``only`` alone.
+
+    With ``only`` the program parses and runs that command exactly as the
+    whole one does (the same root options, help and errors), without
+    importing or building the others.
+    """
+    program = typer.Typer(
+        name="twenty48",
+        cls=Group,
+        help=N_("2048 as a replayable, verifiable record: play, replay and verify games."),
+        epilog=examples(ROOT_EXAMPLES),
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+    program.callback()(root)
+    for name, module, function in COMMANDS:
+        if only is None or name == only:
+            register(program, name, _attribute(module, function))
+    if only is None:
+        for group, module, group_app, commands in GROUPS:
+            sub: typer.Typer = _attribute(module, group_app)
+            if not sub.registered_commands:  # one group app per process: fill it once
+                for name, command_module, function in commands:
+                    register(sub, name, _attribute(command_module, function), group=group)
+            program.add_typer(sub, name=group)
+    return program
+
+
+#: The whole program, built on first use (``from twenty48_cli.app import app``).
+app: typer.Typer
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":
+        whole = build_app()
+        globals()["app"] = whole
+        return whole
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _invoked(words: list[str]) -> str | None:
+    """The top-level command that ``words`` (the arguments) run, when nothing else is needed.
+
+    Only ``[--lang VALUE] COMMAND ...`` qualifies: any other option before
+    the command (``--help``, ``--version``) or a group needs the whole program.
+    """
+    if words[:1] == ["--lang"]:
+        words = words[2:]
+    elif words[:1] and words[0].startswith("--lang="):
+        words = words[1:]
+    names = {name for name, _module, _function in COMMANDS}
+    return words[0] if words and words[0] in names else None
 
 
 # Typer re-exports only BadParameter from the click it uses (vendored in newer
@@ -175,7 +216,7 @@ def _command_in_argv() -> str:
     requires an argument." without one); the help to point to is still the
     command's own, not the list of commands.
     """
-    names = {command.name for command in app.registered_commands}
+    names = {name for name, _module, _function in COMMANDS}
     words = sys.argv[1:]
     if "--lang" in words[:-1]:  # its value is no command
         del words[words.index("--lang") + 1]
@@ -223,7 +264,9 @@ def main() -> None:
     _sane_terminal_size()
     try:
         native.require()  # TWENTY48_ENGINE asking for an engine that cannot run: exit 2
-        status = app(standalone_mode=False)
+        only = _invoked(sys.argv[1:])
+        program = build_app(only) if only is not None else __getattr__("app")
+        status = program(standalone_mode=False)
     except Twenty48Error as exc:
         fail(exc.translated())
         sys.exit(exc.exit_code)
