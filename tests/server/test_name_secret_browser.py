@@ -45,6 +45,13 @@ SECRET = "AbCdEfGhIjKlMnOpQrSt_-12"
 OTHER = "ZyXwVuTsRqPoNmLkJiHg-_34"
 
 
+def end_game(browser: BrowserPage) -> None:
+    """End the game on the page and wait for the page's check of its signed record."""
+    browser.page.click("#finish")
+    browser.page.click("#confirm-end-yes")
+    browser.page.wait_for_selector("#game[data-fair]", state="attached", timeout=60_000)
+
+
 def keep(data: Path, secret: str, *flags: str) -> tuple[int, str, str]:
     done = run_cli(
         "--lang",
@@ -167,17 +174,13 @@ def test_a_name_registered_in_the_terminal_plays_in_the_browser(
         assert page.input_value("#name-secret") == ""
         kept = page.evaluate("() => JSON.parse(localStorage.getItem('twenty48.secrets'))")
         assert kept == {NAME: secret}
-        page.click("#finish")
-        page.click("#confirm-end-yes")
-        page.wait_for_selector("#game[data-fair]", state="attached", timeout=60_000)
+        end_game(browser)
         assert page.get_attribute("#game", "data-fair") == "checked"
         # A new visit plays the name with the kept secret, nothing typed.
         browser.open(server.url + "/")
         new_game(browser)
         assert page.get_attribute("#game", "data-state") == "playing"
-        page.click("#finish")
-        page.click("#confirm-end-yes")
-        page.wait_for_selector("#game[data-fair]", state="attached", timeout=60_000)
+        end_game(browser)
 
         client = Client(server.url)
         rows = client.leaderboard()["games"]
@@ -212,9 +215,7 @@ def test_a_name_registered_in_the_browser_plays_in_the_terminal(
         page.check("#register")
         new_game(browser)
         assert page.get_attribute("#game", "data-registered") == NAME
-        page.click("#finish")
-        page.click("#confirm-end-yes")
-        page.wait_for_selector("#game[data-fair]", state="attached", timeout=60_000)
+        end_game(browser)
         page.locator("#secret-box").evaluate("box => { box.open = true; }")
         page.click("#show-secret")
         secret = page.input_value("#kept-secret")
