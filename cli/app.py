@@ -18,7 +18,7 @@ from twenty48_replay.core import i18n, native
 from twenty48_replay.core.errors import EXIT_UNUSABLE, Twenty48Error
 from twenty48_replay.core.i18n import N_, _
 
-from .admin_cmd import admin_app, keys_command, revoke_key_command
+from .admin_cmd import admin_app, keys_command, rebuild_bests_command, revoke_key_command
 from .backup_cmd import backup_command
 from .evidence_cmd import evidence_command
 from .games_cmd import check_command, list_command, show_command, stats_command, where_command
@@ -136,6 +136,7 @@ for _name, _function in (
     ("suspects", suspects_command),
     ("keys", keys_command),
     ("revoke-key", revoke_key_command),
+    ("rebuild-bests", rebuild_bests_command),
 ):
     register(admin_app, _name, _function, group="admin")
 app.add_typer(admin_app, name="admin")
