@@ -14,9 +14,7 @@ builds it.
 from __future__ import annotations
 
 import random
-import sqlite3
 import threading
-from pathlib import Path
 
 import attrs
 import pytest
@@ -253,9 +251,8 @@ def test_check_reports_bests_that_disagree_and_a_rebuild_mends_them(db: str) -> 
         store.close()
 
 
-def test_a_version_5_database_gets_its_players_bests_built(tmp_path: Path) -> None:
-    path = tmp_path / "v5.sqlite3"
-    store = Store(str(path))
+def test_a_version_5_database_gets_its_players_bests_built(db: str) -> None:
+    store = Store(db)
     games = [
         new_game(store, "dee", 100, 10, registered=False),
         new_game(store, "dee", 400, 10, registered=True),
@@ -265,19 +262,20 @@ def test_a_version_5_database_gets_its_players_bests_built(tmp_path: Path) -> No
     for number, game in enumerate(games):
         finish(store, game, 1000 + number)
     moderate(store, players.HIDE, fair_id=games[3].fair_id)
+    with store.transaction() as connection:  # version 5 is version 6 without the players' bests
+        connection.execute(text("DROP TABLE player_bests"))
+        connection.execute(
+            text("UPDATE twenty48_meta SET value = '5' WHERE key = 'schema_version'")
+        )
     store.close()
-    raw = sqlite3.connect(path)
-    with raw:  # version 5 is version 6 without the players' bests
-        raw.execute("DROP TABLE player_bests")
-        raw.execute("UPDATE twenty48_meta SET value = '5' WHERE key = 'schema_version'")
-    raw.close()
-    with Store(str(path)) as store:
+    with Store(db) as store:
         assert bests_problems(store) == []
         assert_boards(store, games, {games[3].fair_id}, set())
-    raw = sqlite3.connect(path)
-    version = raw.execute("SELECT value FROM twenty48_meta WHERE key = 'schema_version'").fetchone()
-    raw.close()
-    assert version == (str(SCHEMA_VERSION),)
+        with store.reading() as connection:
+            version = connection.execute(
+                text("SELECT value FROM twenty48_meta WHERE key = 'schema_version'")
+            ).scalar_one()
+    assert version == str(SCHEMA_VERSION)
 
 
 @pytest.mark.parametrize("better_first", [True, False])
