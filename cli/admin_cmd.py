@@ -4,6 +4,8 @@ The group, and the key commands: ``admin keys`` lists every key the
 server has signed with, ``admin revoke-key`` marks a retired one revoked.
 Each action is a row in the database's append-only key history, which the
 server publishes at ``/.well-known/twenty48-key`` with its next answer.
+``admin rebuild-bests`` computes the leaderboard's players' bests again
+from the games (derived data: ``twenty48 check`` says when it disagrees).
 The moderation commands live in :mod:`moderation_cmd`.
 """
 
@@ -15,7 +17,7 @@ from typing import Annotated, Final
 
 import typer
 
-from twenty48_replay.core.i18n import N_, _
+from twenty48_replay.core.i18n import N_, _, ngettext
 from twenty48_replay.core.text import printable
 
 from .common import DbOption, JsonOption, open_server_store
@@ -122,4 +124,17 @@ def revoke_key_command(
             "key {key} revoked: {reason} (published at /.well-known/twenty48-key with the "
             "server's next answer; verify --trust URL now refuses its records)"
         ).format(key=key_id, reason=reason)
+    )
+
+
+def rebuild_bests_command(db: DbOption = None) -> None:
+    """Compute every player's best game on the leaderboard again, from the games."""
+    with open_server_store(db) as store:
+        rows = store.rebuild_bests()
+    warn(
+        ngettext(
+            "players' bests rebuilt from the games: {count} row",
+            "players' bests rebuilt from the games: {count} rows",
+            rows,
+        ).format(count=rows)
     )

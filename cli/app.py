@@ -114,6 +114,7 @@ GROUPS: Final[tuple[tuple[str, str, str, tuple[tuple[str, str, str], ...]], ...]
             ("suspects", "moderation_cmd", "suspects_command"),
             ("keys", "admin_cmd", "keys_command"),
             ("revoke-key", "admin_cmd", "revoke_key_command"),
+            ("rebuild-bests", "admin_cmd", "rebuild_bests_command"),
         ),
     ),
     (

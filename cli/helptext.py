@@ -178,6 +178,13 @@ HELP: Final = {
         "The key in use cannot be revoked: rotate first (serve --rotate-key).\n"
         "A revocation is final, kept in the database's append-only key history."
     ),
+    "admin rebuild-bests": N_(
+        "Compute every player's best game on the leaderboard again, from the games.\n"
+        "\n"
+        "The leaderboard reads each player's best from a table kept with every finish,\n"
+        "hide and unhide. It is derived from the games: when 'twenty48 check' says it\n"
+        "disagrees with them, this rebuilds it, in one transaction (serve may run)."
+    ),
 }
 
 ROOT_EXAMPLES: Final = (
@@ -388,6 +395,16 @@ EXAMPLES: Final = {
         (
             N_("On a PostgreSQL database"),
             "twenty48 admin revoke-key 0123456789abcdef --reason TEXT --db postgresql+psycopg://...",
+        ),
+    ),
+    "admin rebuild-bests": (
+        (
+            N_("Rebuild the leaderboard's players' bests"),
+            "twenty48 admin rebuild-bests --db games.sqlite3",
+        ),
+        (
+            N_("On a PostgreSQL database"),
+            "twenty48 admin rebuild-bests --db postgresql+psycopg://...",
         ),
     ),
 }

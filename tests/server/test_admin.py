@@ -166,3 +166,29 @@ def test_admin_never_makes_a_new_database(tmp_path: Path) -> None:
         assert f"no database at {missing}" in err
         assert "Traceback" not in err
         assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.slow
+def test_rebuild_bests_mends_a_table_that_check_says_disagrees(db: str, tmp_path: Path) -> None:
+    with ServerProcess(db, tmp_path, "--no-analysis") as server:
+        client = Client(server.url)
+        best = finish_a_game(client, "olga", None, 30)
+        other = finish_a_game(client, "pete", None, 20)
+        before = client.leaderboard(100)["games"]
+        assert sorted(row["id"] for row in before) == sorted([best, other])
+        engine = create_engine(db if "://" in db else f"sqlite:///{db}")
+        with engine.begin() as connection:  # the derived rows lost, as by a bad restore
+            connection.execute(text("DELETE FROM player_bests WHERE player = 'olga'"))
+        engine.dispose()
+        assert [row["id"] for row in client.leaderboard(100)["games"]] == [other]
+        checked = run_cli("check", "--db", db)
+        assert checked.returncode == 1, checked.stderr
+        assert "players' bests (board): 1 players differ from their games ('olga')" in (
+            checked.stdout
+        )
+        assert "twenty48 admin rebuild-bests" in checked.stdout
+        code, _out, err = admin(db, "rebuild-bests")
+        assert code == 0, err
+        assert "players' bests rebuilt from the games: 2 rows" in err
+        assert client.leaderboard(100)["games"] == before
+    assert run_cli("check", "--db", db).returncode == 0

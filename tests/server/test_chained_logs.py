@@ -356,6 +356,12 @@ def test_serve_runs_with_a_role_that_owns_nothing(tmp_path: Path) -> None:
             client.close()
             assert record["fair"]["key_id"] == ServerKey.load(key).key_id
             cli_ok("admin", "ban", "mallory", "--reason", "bot", "--db", url)
+            # The players' bests: written by hides and a rebuild, with the guide's grants.
+            fair_id = str(record["fair"]["game_id"])
+            cli_ok("admin", "hide", fair_id, "--reason", "test", "--db", url)
+            cli_ok("admin", "unhide", fair_id, "--reason", "test", "--db", url)
+            cli_ok("admin", "rebuild-bests", "--db", url)
+            assert [row["id"] for row in client.leaderboard(10)["games"]] == [int(fair_id)]
             assert get_json(server.url, "/readyz")[0] == 200
         for statement, refusal in (
             ("ALTER TABLE moderation_log DISABLE TRIGGER USER", "must be owner"),

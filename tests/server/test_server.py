@@ -239,7 +239,7 @@ def test_leaderboard_one_per_player_and_tie_breaks(db: str, tmp_path: Path) -> N
     """Ties are made in the database directly (random server seeds cannot be steered)."""
     from twenty48_replay.core.board import Board
     from twenty48_replay.core.game import GameState
-    from twenty48_replay.store import Store, reads, writes
+    from twenty48_replay.store import Store, bests, reads, writes
     from twenty48_replay.store import fair_games as fair_store
 
     rows = [  # player, score, moves, finished_ms
@@ -274,6 +274,7 @@ def test_leaderboard_one_per_player_and_tie_breaks(db: str, tmp_path: Path) -> N
                 ),
                 {"g": game_id, "f": ended, "i": fair_id},
             )
+            bests.note_finished(connection, fair_id)  # what finishing does beside its own rows
     store.close()
     with ServerProcess(db, tmp_path, "--no-analysis") as running:
         board = Client(running.url).leaderboard(limit=3)["games"]

@@ -18,9 +18,10 @@ from sqlalchemy import text
 
 from twenty48_replay.core.board import Board
 from twenty48_replay.core.game import GameState
-from twenty48_replay.store import Store, players, reads, writes
+from twenty48_replay.store import Store, bests, players, reads, writes
 from twenty48_replay.store import fair_games as fair_store
 from twenty48_replay.store.fair_games.leaderboard import BoardKey
+from twenty48_replay.store.tables import SCHEMA_VERSION
 from twenty48_replay.store.upgrade import V5_INDEXES
 
 Row = tuple[int, str, int, int, int]  # fair id, player, score, moves, finished_ms
@@ -49,6 +50,8 @@ def add_game(store: Store, player: str, score: int, moves: int, finished: int | 
             ),
             {"g": game_id, "f": finished, "i": fair_id},
         )
+        if finished is not None:  # what finishing does beside its own rows
+            bests.note_finished(connection, fair_id)
     return fair_id
 
 
@@ -125,6 +128,8 @@ def steps_for_first_page(path: Path, games: int) -> int:
             [(i, f"p{i % (games // 20)}", i, i) for i in range(1, games + 1)],
         )
     raw.close()
+    with Store(str(path)) as store, store.transaction() as connection:
+        bests.rebuild(connection)  # derived from the rows written above
     steps = 0
 
     def count() -> int:
@@ -152,7 +157,8 @@ def test_a_version_4_database_gets_the_leaderboard_indexes(tmp_path: Path) -> No
     path = tmp_path / "v4.sqlite3"
     Store(str(path)).close()
     raw = sqlite3.connect(path)
-    with raw:  # version 4 is version 5 without its indexes
+    with raw:  # version 4 is version 6 without its indexes and the players' bests
+        raw.execute("DROP TABLE player_bests")
         for _table, index in V5_INDEXES:
             raw.execute(f"DROP INDEX {index}")
         raw.execute("UPDATE twenty48_meta SET value = '4' WHERE key = 'schema_version'")
@@ -165,4 +171,4 @@ def test_a_version_4_database_gets_the_leaderboard_indexes(tmp_path: Path) -> No
     version = raw.execute("SELECT value FROM twenty48_meta WHERE key = 'schema_version'").fetchone()
     raw.close()
     assert {index for _table, index in V5_INDEXES} <= names
-    assert version == ("5",)
+    assert version == (str(SCHEMA_VERSION),)

@@ -17,14 +17,13 @@ function here runs inside a transaction its caller owns.
 
 from __future__ import annotations
 
-from typing import Any
-
 import attrs
-from sqlalchemy import delete, exists, func, select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
-from sqlalchemy.sql.elements import ColumnElement
 
+from twenty48_replay.store import bests
+from twenty48_replay.store.bests import not_abandoned as not_abandoned  # for rankings
 from twenty48_replay.store.tables import (
     abandoned_games,
     fair_games,
@@ -145,12 +144,7 @@ def mark_abandoned(
             fair_id=fair_id, abandoned_ms=abandoned_ms, last_move_ms=last_move_ms
         )
     )
-
-
-def not_abandoned(fair: Any = fair_games) -> ColumnElement[bool]:
-    """A condition on ``fair`` (``fair_games`` or an alias): the game was not abandoned
-    (for rankings)."""
-    return ~exists(select(abandoned_games.c.fair_id).where(abandoned_games.c.fair_id == fair.c.id))
+    bests.forget_abandoned(connection, fair_id)  # never ranked
 
 
 def is_abandoned(connection: Connection, fair_id: int) -> bool:

@@ -1,4 +1,4 @@
-"""Schema versions 1, 2, 3 and 4, frozen: how an existing database of ours is recognised.
+"""Schema versions 1 to 5, frozen: how an existing database of ours is recognised.
 
 A database is upgraded only if its schema is exactly what an older version
 created (compared the same way as the current schema), so nothing but our
@@ -27,6 +27,7 @@ V1: int = 1
 V2: int = 2
 V3: int = 3
 V4: int = 4
+V5: int = 5
 
 metadata_v1 = MetaData()
 
@@ -527,4 +528,19 @@ Table(
 )
 
 #: The frozen schema of each older version this program upgrades.
-OLDER: dict[int, MetaData] = {V1: metadata_v1, V2: metadata_v2, V3: metadata_v3, V4: metadata_v4}
+# Version 5: version 4's tables with three more indexes (the leaderboard's and a player's games').
+metadata_v5 = MetaData()
+for _table in metadata_v4.sorted_tables:
+    _table.to_metadata(metadata_v5)
+_v5 = metadata_v5.tables
+Index("games_by_score", _v5["games"].c.score)
+Index("games_by_player", _v5["games"].c.player, _v5["games"].c.updated_ms)
+Index("fair_games_by_player", _v5["fair_games"].c.player)
+
+OLDER: dict[int, MetaData] = {
+    V1: metadata_v1,
+    V2: metadata_v2,
+    V3: metadata_v3,
+    V4: metadata_v4,
+    V5: metadata_v5,
+}

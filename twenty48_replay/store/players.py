@@ -12,9 +12,11 @@ ban is not undone by playing as "AIice".  The moderation log is append-only
 (the database's triggers refuse UPDATE and DELETE) and hash-chained
 (:mod:`.log_chain`: a rewrite shows even when the triggers were bypassed);
 whether a game is hidden or a name banned is its latest hide/unhide or ban/unban row, read
-by :func:`hidden_games` and :func:`banned_keys`, which the leaderboard
-query embeds so that an action counts from the next request on, in every
-server process.  Every function here runs inside a transaction its caller
+by :func:`hidden_games` and :func:`banned_keys`.  Hiding or unhiding a game
+computes its player's best again in the same transaction
+(:mod:`.bests`, which the leaderboard reads), and the leaderboard leaves
+banned names out as it reads, so that an action counts from the next
+request on, in every server process.  Every function here runs inside a transaction its caller
 owns.
 """
 
@@ -30,7 +32,10 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
 from twenty48_replay.fairplay.names import claim_keys, name_key
-from twenty48_replay.store import log_chain
+from twenty48_replay.store import bests, log_chain
+from twenty48_replay.store.bests import HIDE as HIDE  # the moderation actions are named here
+from twenty48_replay.store.bests import hidden_games as hidden_games  # one way in for moderation
+from twenty48_replay.store.bests import is_hidden
 from twenty48_replay.store.tables import (
     fair_games,
     game_players,
@@ -42,7 +47,6 @@ from twenty48_replay.store.tables import (
 if TYPE_CHECKING:
     from twenty48_replay.store.store import Store
 
-HIDE: Final = "hide"
 UNHIDE: Final = "unhide"
 BAN: Final = "ban"
 UNBAN: Final = "unban"
@@ -152,18 +156,6 @@ def note_game_player(
 # ------------------------------------------------------------- moderation
 
 
-def hidden_games() -> Any:
-    """A subquery of the fair ids whose latest hide/unhide action is ``hide``."""
-    latest = (
-        select(func.max(moderation_log.c.id))
-        .where(moderation_log.c.fair_id.is_not(None))
-        .group_by(moderation_log.c.fair_id)
-    )
-    return select(moderation_log.c.fair_id).where(
-        moderation_log.c.id.in_(latest), moderation_log.c.action == HIDE
-    )
-
-
 def banned_keys() -> Any:
     """A subquery of the name keys whose latest ban/unban action is ``ban``."""
     latest = (
@@ -174,12 +166,6 @@ def banned_keys() -> Any:
     return select(moderation_log.c.name_key).where(
         moderation_log.c.id.in_(latest), moderation_log.c.action == BAN
     )
-
-
-def is_hidden(connection: Connection, fair_id: int) -> bool:
-    """Whether the fair game is hidden now."""
-    query = hidden_games().where(moderation_log.c.fair_id == fair_id).limit(1)
-    return connection.execute(query).first() is not None
 
 
 def is_banned(connection: Connection, key: str) -> bool:
@@ -263,7 +249,9 @@ def act(
     """
     if action not in ACTIONS:
         raise ValueError(f"unknown moderation action {action!r}")
-    return log_chain.append(
+    if action in (HIDE, UNHIDE) and fair_id is not None:
+        bests.hold_game(connection, fair_id)  # a finish of this game waits, or is seen
+    action_id = log_chain.append(
         connection,
         log_chain.MODERATION_LOG,
         {
@@ -276,6 +264,10 @@ def act(
             "reason": reason,
         },
     )
+    if action in (HIDE, UNHIDE) and fair_id is not None:
+        # The player's best on the leaderboard may change (store.bests), in this transaction.
+        bests.recompute_for_game(connection, fair_id)
+    return action_id
 
 
 def log(connection: Connection, limit: int) -> list[Action]:

@@ -29,6 +29,8 @@ from typing import Final
 from sqlalchemy import MetaData, create_engine
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Connection
+from sqlalchemy.sql import operators
+from sqlalchemy.sql.elements import UnaryExpression
 
 from twenty48_replay.store import dialects
 from twenty48_replay.store.tables import SCHEMA_VERSION
@@ -216,7 +218,7 @@ def expected_postgresql(metadata: MetaData) -> Schema:
         )
         found["constraint", f"{table.name}.{table.name}_pkey"] = f"PRIMARY KEY ({keys})"
         for index in table.indexes:
-            columns = ", ".join(c.name for c in index.columns)
+            columns = ", ".join(_index_column(e) for e in index.expressions)
             unique = "UNIQUE " if index.unique else ""
             found["index", str(index.name)] = (
                 f"CREATE {unique}INDEX {index.name} ON {table.name} USING btree ({columns})"
@@ -243,6 +245,15 @@ def expected_postgresql(metadata: MetaData) -> Schema:
             if match:
                 found["function", match.group(1)] = normalise_sql(match.group(2))
     return found
+
+
+def _index_column(expression: object) -> str:
+    """One column of an index as ``pg_indexes`` shows it: its name, and ``DESC`` if descending."""
+    if isinstance(expression, UnaryExpression):
+        descending = expression.modifier is operators.desc_op
+        return f"{_index_column(expression.element)}{' DESC' if descending else ''}"
+    name = getattr(expression, "name", None)
+    return str(expression) if name is None else str(name)
 
 
 def actual(connection: Connection) -> Schema:

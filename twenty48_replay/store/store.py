@@ -31,8 +31,8 @@ from twenty48_replay.core.game import GameState, MoveOutcome
 from twenty48_replay.core.record import Record
 from twenty48_replay.core.replay import VerifyResult, verify
 from twenty48_replay.core.timestamps import iso_ms, now_ms
+from twenty48_replay.store import bests, dialects, log_chain, reads, schema, servers, writes
 from twenty48_replay.store import connection as conn
-from twenty48_replay.store import dialects, log_chain, reads, schema, servers, writes
 from twenty48_replay.store.backup import BackupReport, sqlite_backup
 from twenty48_replay.store.legacy import OLDER
 from twenty48_replay.store.reads import ANY_PLAYER, GameFilter, GameInfo, PlayerFilter, Stats
@@ -435,6 +435,17 @@ class Store:
                     problems.append(
                         f"cannot read the chained logs: {conn.driver_error(exc, self.name)}"
                     )
+            if version == SCHEMA_VERSION and not not_tables:
+                try:
+                    problems.extend(
+                        f"{line}; derived from the games: rebuild it with "
+                        "'twenty48 admin rebuild-bests'"
+                        for line in bests.differences(connection)
+                    )
+                except SQLAlchemyError as exc:
+                    problems.append(
+                        f"cannot read the players' bests: {conn.driver_error(exc, self.name)}"
+                    )
             try:
                 problems.extend(
                     f"integrity check: {line}" for line in dialects.integrity_check(connection)
@@ -442,6 +453,20 @@ class Store:
             except SQLAlchemyError as exc:
                 problems.append(f"integrity check failed: {conn.driver_error(exc, self.name)}")
         return CheckReport(games, total_moves, tuple(problems), chains)
+
+    def rebuild_bests(self) -> int:
+        """Compute every player's best ranked game again from the games (:mod:`.bests`),
+        in one transaction; the number of rows (both boards).
+
+        The table is derived data that every write keeps; this mends one that
+        ``check`` says disagrees with the games (a restore from a damaged
+        copy, rows changed by hand).  On PostgreSQL the table is locked for
+        the rebuild, so a game finishing meanwhile waits and then lands.
+        """
+        with self.transaction() as connection:
+            bests.lock_table(connection)
+            bests.rebuild(connection)
+            return bests.count(connection)
 
     def chains(self) -> log_chain.ChainReport:
         """Follow the moderation log's and the key history's chains (:mod:`.log_chain`)."""

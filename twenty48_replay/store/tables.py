@@ -24,7 +24,9 @@ the server's quotas and expiry (``rate_limits``, ``abandoned_games``,
 :mod:`twenty48_replay.store.log_chain`); version 5 adds two indexes for the
 leaderboard (``games_by_score``, ``fair_games_by_player``: see
 :mod:`twenty48_replay.store.fair_games.leaderboard`) and one for a player's
-games (``games_by_player``).  Earlier versions are
+games (``games_by_player``); version 6 adds ``player_bests`` (each player's best
+ranked game, kept with every write that changes it: see
+:mod:`twenty48_replay.store.bests`).  Earlier versions are
 frozen in :mod:`twenty48_replay.store.legacy`.
 """
 
@@ -52,7 +54,7 @@ from twenty48_replay import __version__
 from twenty48_replay.core.board import Board
 
 #: Bumped whenever the schema changes; a newer database is refused.
-SCHEMA_VERSION: Final = 5
+SCHEMA_VERSION: Final = 6
 APPLICATION: Final = "twenty48-replay"
 #: The ``client`` of the records this program writes (exported games, signed fair records).
 CLIENT: Final = f"{APPLICATION} {__version__}"
@@ -430,4 +432,34 @@ server_leases = Table(
     Column("name", String(64), primary_key=True),
     Column("holder", String(128), nullable=False),
     Column("until_ms", BigInteger, nullable=False),
+)
+
+# ------------------------------------------------------------ players' bests
+# (read and written by store.bests, read by store.fair_games.leaderboard)
+#
+# Each player's best visible ranked fair game (finished, not abandoned, not
+# hidden), once over all their games (``registered_only`` false) and once
+# over the games played with a registered name's secret (true), with the
+# columns the leaderboard sorts by copied from ``games`` and ``fair_games``
+# (a finished game's never change).  Derived data, kept in the same
+# transaction as every write that changes it, so that any page of the
+# leaderboard is one range of ``player_bests_by_rank``.  Banned names are
+# left out when it is read.  ``twenty48 check`` compares it with the games.
+player_bests = Table(
+    "player_bests",
+    metadata,
+    Column("registered_only", Boolean, primary_key=True, autoincrement=False),
+    Column("player", String(200), primary_key=True),
+    Column("fair_id", Integer, ForeignKey("fair_games.id"), nullable=False),
+    Column("score", BigInteger, nullable=False),
+    Column("moves", Integer, nullable=False),
+    Column("finished_ms", BigInteger, nullable=False),
+)
+Index(
+    "player_bests_by_rank",
+    player_bests.c.registered_only,
+    player_bests.c.score.desc(),
+    player_bests.c.moves,
+    player_bests.c.finished_ms,
+    player_bests.c.fair_id,
 )

@@ -35,6 +35,9 @@ SQLite's new no-REPLACE triggers.
 Version 5 adds the leaderboard's two indexes (``games_by_score``,
 ``fair_games_by_player``) and ``games_by_player``; building them reads
 each table once.
+Version 6 adds ``player_bests`` (each player's best ranked game, which the
+leaderboard reads), built from the games: one read of the ranked games per
+board, sorted by player.
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ from sqlalchemy import MetaData, select, text, update
 from sqlalchemy.engine import Connection
 
 from twenty48_replay.fairplay.names import name_key
-from twenty48_replay.store import dialects, log_chain
+from twenty48_replay.store import bests, dialects, log_chain
 from twenty48_replay.store.legacy import V3, metadata_v3
 from twenty48_replay.store.tables import (
     SCHEMA_VERSION,
@@ -56,6 +59,7 @@ from twenty48_replay.store.tables import (
     log_heads,
     meta,
     metadata,
+    player_bests,
     submitted_records,
 )
 
@@ -64,15 +68,24 @@ _V3 = metadata_v3.tables
 
 
 def upgrade(connection: Connection, version: int) -> None:
-    """Take a database of schema ``version`` (1 to 4) to the current one, step by step."""
+    """Take a database of schema ``version`` (1 to 5) to the current one, step by step."""
     if version < 2:
         to_v2(connection)
     if version < 3:
         to_v3(connection)
     if version < 4:
         to_v4(connection)
-    to_v5(connection)
+    if version < 5:
+        to_v5(connection)
+    to_v6(connection)
     _set_version(connection, SCHEMA_VERSION)
+
+
+def to_v6(connection: Connection) -> None:
+    """Version 5 to 6: each player's best ranked game, built from the games (:mod:`.bests`)."""
+    player_bests.create(connection)
+    bests.rebuild(connection)
+    _set_version(connection, 6)
 
 
 #: The indexes version 5 adds.

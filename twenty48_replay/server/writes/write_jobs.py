@@ -356,6 +356,7 @@ def finish_entry(view: BatchView, entry: GameEntry, *, abandoned: bool = False) 
         record,
         extra,
         view.now_ms,
+        abandoned=abandoned,
     ):
         return None
     row = attrs.evolve(entry.row, finished_ms=view.now_ms)

@@ -31,7 +31,7 @@ from twenty48_replay.core.game import GameState
 from twenty48_replay.core.record import Record, dumps_value
 from twenty48_replay.core.timestamps import iso_ms
 from twenty48_replay.fairplay.names import name_key
-from twenty48_replay.store import players, reads, writes
+from twenty48_replay.store import bests, players, reads, writes
 from twenty48_replay.store.reads import GameInfo
 from twenty48_replay.store.tables import (
     CLIENT,
@@ -232,8 +232,15 @@ def finish(
     record: dict[str, Any],
     extra: dict[str, Any],
     now_ms: int,
+    *,
+    abandoned: bool = False,
 ) -> bool:
-    """Store the signed record and close the game; False if the game changed meanwhile."""
+    """Store the signed record and close the game; False if the game changed meanwhile.
+
+    A game finished by its player becomes their best on the leaderboard if
+    it is better (:func:`twenty48_replay.store.bests.note_finished`, in this
+    transaction); one the server finishes as ``abandoned`` is never ranked.
+    """
     changed = connection.execute(
         update(games)
         .where(
@@ -254,6 +261,8 @@ def finish(
             analysis="pending",
         )
     )
+    if not abandoned:
+        bests.note_finished(connection, fair_id)
     return True
 
 

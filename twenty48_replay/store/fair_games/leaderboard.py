@@ -5,16 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
-from sqlalchemy import Select, and_, func, or_, select
+from sqlalchemy import and_, func, or_, select
 from sqlalchemy.engine import Connection
 
-from twenty48_replay.store import expiry, players
+from twenty48_replay.store import players
 from twenty48_replay.store.fair_games.bot_signals import DETAIL_COLUMNS, SignalDetail, signal_detail
 from twenty48_replay.store.tables import (
     bot_signals,
     fair_games,
     game_players,
     games,
+    player_bests,
 )
 
 
@@ -74,53 +75,25 @@ def leaderboard(
     """Finished fair games, best per player: score, then fewer moves, then earlier end.
 
     Abandoned games are never ranked.  Hidden games and banned names are
-    left out (read from the moderation log by these same queries, so an
-    action counts from the next request); ``registered_only`` leaves out
-    games not played under a registered name.  ``after``: the page that
-    follows the entry with this key (keyset paging: stable while games
+    left out (an action counts from the next request); ``registered_only``
+    ranks only games played under a registered name.  ``after``: the page
+    that follows the entry with this key (keyset paging: stable while games
     finish), numbered on from its ``position``.
 
-    Games are read best first from ``games_by_score`` alone, a batch at a
-    time (whole groups of equal score and moves, so the later keys can be
-    sorted here), then those that are visible fair games are read by id;
-    a player's first game in that order is their best.  A page costs the
-    games read down to its last entry, not the whole table: ranking every
-    game with window functions sorted it all on each request (p50 3.4 s at
-    100,000 games), and one query joining games to fair games in this order
-    was planned by SQLite as a read of every fair game.  After a cursor, a
-    player whose best is above it has a visible game at or above it; one
-    query per batch asks that of the batch's players (``fair_games_by_player``).
+    Each player's best is kept in ``player_bests`` with every write that
+    changes it (:mod:`twenty48_replay.store.bests`), so a page, the first or
+    one after a cursor, is one range of ``player_bests_by_rank``: about
+    ``limit`` rows, then those rows' games by id.  Banned names are left out
+    here, as they are read (a ban covers all of a player's games, so it
+    never changes which game is their best): the range is read on past them.
     """
     start = 0 if after is None else after.position
+    place = None if after is None else (after.score, after.moves, after.finished_ms, after.fair_id)
     entries: list[BoardEntry] = []
-    seen: set[str] = set()
-    group = None if after is None else (after.score, after.moves)
-    inclusive = after is not None
-    batch = max(4 * limit, 64)
+    batch = limit + 8
     while len(entries) < limit:
-        ids, group, more = _games_by_rank(connection, group, inclusive, batch)
-        inclusive = False
-        rows = _visible(connection, ids, registered_only)
-        if after is not None:
-            rows = [row for row in rows if _key(row) > _key_of(after)]
-        asked: set[str] = set()
-        ask = 2 * (limit - len(entries)) + 8
-        for number, row in enumerate(rows):
-            if after is not None and str(row[1]) not in seen | asked:
-                # Ask about the next few new players at once, as many as the page still needs.
-                fresh: list[str] = []
-                for later in rows[number:]:
-                    name = str(later[1])
-                    if name not in seen and name not in asked and name not in fresh:
-                        fresh.append(name)
-                        if len(fresh) == ask:
-                            break
-                asked |= set(fresh)
-                ask *= 2  # most of them ranked above: ask about more at once next time
-                seen |= _ranked_above(connection, set(fresh), after, registered_only)
-            if str(row[1]) in seen:
-                continue
-            seen.add(str(row[1]))
+        keys = _bests_after(connection, place, batch, registered_only)
+        for row in _entries(connection, [int(key[3]) for key in keys]):
             entries.append(
                 BoardEntry(
                     row[0],
@@ -139,112 +112,79 @@ def leaderboard(
             )
             if len(entries) == limit:
                 break
-        if not more:
+        if len(keys) < batch:
             break
-        batch = min(batch * 2, 4096)
+        last = keys[-1]
+        place = (int(last[0]), int(last[1]), int(last[2]), int(last[3]))
+        batch = min(batch * 4, 4096)
     return entries
 
 
-def _key(row: Any) -> tuple[int, int, int, int]:
-    """Where a row of :func:`_visible` sorts: score (descending), moves, end, id."""
-    return (-int(row[2]), int(row[3]), int(row[5]), int(row[0]))
-
-
-def _key_of(place: BoardKey) -> tuple[int, int, int, int]:
-    return (-place.score, place.moves, place.finished_ms, place.fair_id)
-
-
-def _games_by_rank(
-    connection: Connection, group: tuple[int, int] | None, inclusive: bool, batch: int
-) -> tuple[list[int], tuple[int, int] | None, bool]:
-    """Ids of about ``batch`` games after (or from, ``inclusive``) the (score, moves) ``group``,
-    best first, ending with a whole group; that last group; whether there are more."""
-    rank = select(games.c.id, games.c.score, games.c.move_count)
-    if group is not None:
-        score, moves = group
-        later = or_(games.c.score < score, and_(games.c.score == score, games.c.move_count > moves))
-        if inclusive:
-            later = or_(later, and_(games.c.score == score, games.c.move_count == moves))
-        rank = rank.where(later)
-    rows = connection.execute(
-        rank.order_by(games.c.score.desc(), games.c.move_count.asc()).limit(batch)
-    ).all()
-    if not rows:
-        return [], group, False
-    last = (int(rows[-1][1]), int(rows[-1][2]))
-    if len(rows) < batch:
-        return [int(row[0]) for row in rows], last, False
-    whole = connection.execute(
-        select(games.c.id).where(games.c.score == last[0], games.c.move_count == last[1])
-    ).scalars()
-    ids = [int(row[0]) for row in rows if (row[1], row[2]) != last]
-    return ids + [int(i) for i in whole], last, True
-
-
-def _visible(connection: Connection, ids: list[int], registered_only: bool) -> list[Any]:
-    """The visible finished fair games among the games ``ids``, in the leaderboard's order."""
-    found: list[Any] = []
-    for low in range(0, len(ids), 500):
-        query = (
-            _ranked_games(fair_games, games, game_players, registered_only)
-            .add_columns(*DETAIL_COLUMNS)
-            .outerjoin(bot_signals, bot_signals.c.fair_id == fair_games.c.id)
-            .where(games.c.id.in_(ids[low : low + 500]))
+def _bests_after(
+    connection: Connection,
+    place: tuple[int, int, int, int] | None,
+    batch: int,
+    registered_only: bool,
+) -> list[Any]:
+    """The next ``batch`` players' bests after ``place`` (score, moves, end, id), in order."""
+    query = select(
+        player_bests.c.score,
+        player_bests.c.moves,
+        player_bests.c.finished_ms,
+        player_bests.c.fair_id,
+    ).where(player_bests.c.registered_only == registered_only)
+    if place is not None:
+        score, moves, finished_ms, fair_id = place
+        query = query.where(
+            # The range's start for the index; the rest of the key filters the ties.
+            player_bests.c.score <= score,
+            rows_after(
+                (player_bests.c.score, score, False),
+                (player_bests.c.moves, moves, True),
+                (player_bests.c.finished_ms, finished_ms, True),
+                (player_bests.c.fair_id, fair_id, True),
+            ),
         )
-        found.extend(connection.execute(query).all())
-    return sorted(found, key=_key)
+    query = query.order_by(
+        player_bests.c.score.desc(),
+        player_bests.c.moves.asc(),
+        player_bests.c.finished_ms.asc(),
+        player_bests.c.fair_id.asc(),
+    ).limit(batch)
+    return list(connection.execute(query).all())
 
 
-def _after(place: BoardKey) -> Any:
-    """Games after ``place`` in the leaderboard's order."""
-    return rows_after(
-        (games.c.score, place.score, False),
-        (games.c.move_count, place.moves, True),
-        (fair_games.c.finished_ms, place.finished_ms, True),
-        (fair_games.c.id, place.fair_id, True),
-    )
-
-
-def _ranked_above(
-    connection: Connection, names: set[str], place: BoardKey, registered_only: bool
-) -> set[str]:
-    """Those of ``names`` with a visible game at or above ``place`` (ranked on earlier pages)."""
+def _entries(connection: Connection, fair_ids: list[int]) -> list[Any]:
+    """The games ``fair_ids`` with their leaderboard columns, banned names left out, in order."""
+    if not fair_ids:
+        return []
     query = (
-        _ranked_games(fair_games, games, game_players, registered_only)
-        .with_only_columns(fair_games.c.player)
-        .where(fair_games.c.player.in_(sorted(names)), ~_after(place))
-        .distinct()
-    )
-    return {str(name) for name in connection.execute(query).scalars()}
-
-
-def _ranked_games(fair: Any, game: Any, player: Any, registered_only: bool) -> Select[Any]:
-    """The visible finished fair games of the tables (or aliases) given, with their columns."""
-    visible = [
-        fair.c.finished_ms.is_not(None),
-        expiry.not_abandoned(fair),
-        fair.c.id.not_in(players.hidden_games()),
-        or_(player.c.name_key.is_(None), player.c.name_key.not_in(players.banned_keys())),
-    ]
-    if registered_only:
-        visible.append(player.c.registered.is_(True))
-    return (
         select(
-            fair.c.id,
-            fair.c.player,
-            game.c.score,
-            game.c.move_count,
-            game.c.max_tile,
-            fair.c.finished_ms,
-            fair.c.engine_matches,
-            fair.c.engine_checked,
-            fair.c.median_interval_ms,
-            func.coalesce(player.c.registered, False).label("registered"),
+            fair_games.c.id,
+            fair_games.c.player,
+            games.c.score,
+            games.c.move_count,
+            games.c.max_tile,
+            fair_games.c.finished_ms,
+            fair_games.c.engine_matches,
+            fair_games.c.engine_checked,
+            fair_games.c.median_interval_ms,
+            func.coalesce(game_players.c.registered, False).label("registered"),
+            *DETAIL_COLUMNS,
         )
-        .join(game, game.c.id == fair.c.game_id)
-        .outerjoin(player, player.c.fair_id == fair.c.id)
-        .where(*visible)
+        .join(games, games.c.id == fair_games.c.game_id)
+        .outerjoin(game_players, game_players.c.fair_id == fair_games.c.id)
+        .outerjoin(bot_signals, bot_signals.c.fair_id == fair_games.c.id)
+        .where(
+            fair_games.c.id.in_(fair_ids),
+            or_(
+                game_players.c.name_key.is_(None),
+                game_players.c.name_key.not_in(players.banned_keys()),
+            ),
+        )
     )
+    order = {fair_id: number for number, fair_id in enumerate(fair_ids)}
+    return sorted(connection.execute(query).all(), key=lambda row: order[int(row[0])])
 
 
 def rows_after(*keys: tuple[Any, Any, bool]) -> Any:
