@@ -25,6 +25,9 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from support.common import EXAMPLES, run_cli
 
+#: A real TLS server and CLI subprocesses: the slow lane.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(autouse=True)
 def own_data_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

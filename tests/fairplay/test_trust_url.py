@@ -253,6 +253,7 @@ def test_https_never_goes_down_to_http(
 # ---------------------------------------------------------------- the command line
 
 
+@pytest.mark.slow
 def test_cli_refuses_with_one_line_and_exit_2(
     cli: Any, key_server: tuple[str, Routes], tls_server: tuple[str, Routes, Path]
 ) -> None:

@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 GENERATOR = ROOT / "docs" / "cli_reference.py"
 
 
+@pytest.mark.slow
 def test_cli_reference_is_up_to_date() -> None:
     done = subprocess.run(
         [sys.executable, str(GENERATOR), "--check"],

@@ -75,6 +75,7 @@ def test_every_block_of_the_operators_guide_says_why_it_is_not_run() -> None:
         assert command.not_run_because is not None, command
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("page", "command"), RUNNABLE, ids=[f"{page}:{c.line}" for page, c in RUNNABLE]
 )

@@ -37,6 +37,9 @@ from support.server_harness import ServerProcess
 from twenty48_replay.fairplay.client import Client, RemoteGame
 from twenty48_replay.fairplay.signing import ServerKey
 
+#: Real serve processes and CLI runs on every test: the slow lane.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 HEAD = re.compile(r"--head ((?:key_events|moderation_log):\d+:[0-9a-f]{64})")
 

@@ -76,6 +76,7 @@ def kept_secret(data: Path) -> str | None:
     return printed.stdout.strip() if printed.returncode == 0 else None
 
 
+@pytest.mark.slow
 def test_keep_takes_the_secret_from_standard_input_only_when_it_is_one(tmp_path: Path) -> None:
     data = tmp_path / "data"
     for given in ("", "short", "x" * 300, "not a secret at all!", "ünïcödé-ünïcödé-ünïcödé"):

@@ -16,10 +16,14 @@ import socket
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from support.netns import connect_from, run_in_own_network
 from support.nginx_harness import NginxProcess, nginx_path
 from support.server_client import raw
 from support.server_harness import ServerProcess
+
+#: Real serve processes behind real nginx: the slow lane.
+pytestmark = pytest.mark.slow
 
 #: The clients' network (documentation prefix), and one address of another /64.
 PREFIX = "2001:db8:48::/48"

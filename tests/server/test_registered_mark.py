@@ -55,6 +55,7 @@ def test_the_marks_are_every_check_mark_unicode_has() -> None:
     assert check_name("alice v") == "alice v"  # letters stay letters
 
 
+@pytest.mark.slow
 def test_the_server_refuses_names_that_imitate_the_mark(db: str, tmp_path: Path) -> None:
     with ServerProcess(db, tmp_path, "--no-analysis") as server:
         http = Exchange(server.url)
@@ -69,6 +70,7 @@ def test_the_server_refuses_names_that_imitate_the_mark(db: str, tmp_path: Path)
         assert listed == []
 
 
+@pytest.mark.slow
 def test_the_leaderboard_draws_the_mark_apart_from_the_name(
     new_browser_page: Callable[..., BrowserPage], tmp_path: Path
 ) -> None:

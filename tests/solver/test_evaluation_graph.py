@@ -76,6 +76,7 @@ def test_a_tie_is_the_played_move_and_costs_nothing() -> None:
     assert EvaluationGraph((move, only), "x").costliest() == []
 
 
+@pytest.mark.slow
 def test_analyze_reports_the_graph(weights: Path) -> None:
     env = {"TWENTY48_WEIGHTS": str(weights)}
     text = run_cli("analyze", str(VALID), "-j", "1", "--top", "3", env=env)
@@ -99,6 +100,7 @@ def test_analyze_reports_the_graph(weights: Path) -> None:
     assert json.loads(both.stdout)["graph"]["moves"] == moves
 
 
+@pytest.mark.slow
 def test_without_a_network_analyze_notes_that_there_is_no_graph() -> None:
     env = {"TWENTY48_WEIGHTS": "none"}
     text = run_cli("analyze", str(VALID), "-j", "1", env=env)
