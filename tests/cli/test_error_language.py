@@ -83,6 +83,7 @@ def _play(url: str, tmp_path: Path, *lang: str) -> tuple[int, str]:
     return done.returncode, done.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("status", "body", "english", "danish"),
     [

@@ -55,6 +55,7 @@ def status_texts(compact: bool) -> list[str]:
     return [*texts, _(saved).format(id=9999)]
 
 
+@pytest.mark.slow
 @BOTH
 @EACH_SIZE
 def test_every_status_message_is_whole_on_the_screen(
@@ -91,6 +92,7 @@ def closing_words(scrolls: bool) -> str:
     return _("[dim]escape, ? or q closes this[/dim]")[5:-6]
 
 
+@pytest.mark.slow
 @BOTH
 @EACH_SIZE
 @pytest.mark.parametrize("which", ["play", "replay"])
