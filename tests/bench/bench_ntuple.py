@@ -27,7 +27,6 @@ nothing.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import tempfile
 import time
@@ -35,23 +34,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from rates import wilson
 
 from twenty48_replay.solver import training
 from twenty48_replay.solver import weights as wf
 from twenty48_replay.solver.training import TrainConfig, TrainState
 
 MILESTONES = (11, 12, 13, 14, 15)
-
-
-def wilson(k: int, n: int) -> tuple[float, float]:
-    """The 95% Wilson interval of a rate k/n."""
-    if n == 0:
-        return 0.0, 1.0
-    z = 1.959964
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def speed(args: argparse.Namespace) -> None:

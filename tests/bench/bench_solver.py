@@ -9,6 +9,7 @@ Run from the project root after installing:
     python tests/bench/bench_solver.py --crowded-nodes 5000000 --crowded-empty 1  # a rule
     python tests/bench/bench_solver.py --late-nodes 8000000 --late-distinct 12    # another
     python tests/bench/bench_solver.py --table-per-move   # each root move its own table
+    python tests/bench/bench_solver.py --evaluation heuristic   # without the network
     python tests/bench/bench_solver.py --strength deep --no-table-per-move  # deep, one table
     nice -n 5 taskset -c 1 python tests/bench/bench_solver.py --workers 1   # one core
     python tests/bench/bench_solver.py --strength deep --games 8 --target 32768 --workers 1 \
@@ -52,6 +53,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import attrs
+from rates import rate_text
 
 from twenty48_replay import Direction, GameState, Record, verify
 from twenty48_replay.solver.settings import SearchSettings
@@ -87,11 +89,19 @@ class Job(NamedTuple):
     late_nodes: int | None = None  # --late-nodes (0: the rule off), None: the strength's
     late_distinct: int | None = None
     table_per_move: bool | None = None  # --table-per-move: True, None: the strength's
+    evaluation: str | None = None  # --evaluation: heuristic or network, None: the default's
+    max_plies: int | None = None
+    min_plies: int | None = None
+    cutoff: float | None = None
 
 
-def job_overrides(job: Job) -> dict[str, int | bool | None]:
+def job_overrides(job: Job) -> dict[str, int | float | bool | str | None]:
     """The settings a job changes from its strength's (what a journal must match)."""
     return {
+        "evaluation": job.evaluation,
+        "max_plies": job.max_plies,
+        "min_plies": job.min_plies,
+        "cutoff": job.cutoff,
         "max_nodes": job.max_nodes,
         "crowded_nodes": job.crowded_nodes,
         "crowded_empty": job.crowded_empty,
@@ -120,7 +130,13 @@ def job_settings(job: Job) -> SearchSettings:
     """The strength's settings with the job's overrides."""
     from twenty48_replay.solver import Strength, default_settings
 
-    settings = default_settings(Strength(job.strength))
+    settings = default_settings(Strength(job.strength), job.evaluation)
+    if job.max_plies is not None:
+        settings = attrs.evolve(settings, max_plies=job.max_plies)
+    if job.min_plies is not None:
+        settings = attrs.evolve(settings, min_plies=job.min_plies)
+    if job.cutoff is not None:
+        settings = attrs.evolve(settings, cutoff=job.cutoff)
     if job.max_nodes is not None:
         settings = attrs.evolve(settings, max_nodes=job.max_nodes)
     if job.crowded_nodes is not None:
@@ -291,6 +307,7 @@ def print_row(r: GameResult, note: str = "") -> None:
 
 def main(argv: list[str] | None = None) -> int:
     from twenty48_replay.solver import Strength, default_settings, engine_name
+    from twenty48_replay.solver.dispatch import current_network
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--games", type=int, default=20, help="play PREFIX-1 .. PREFIX-N")
@@ -315,6 +332,17 @@ def main(argv: list[str] | None = None) -> int:
         "--strength", choices=[s.value for s in Strength], default=Strength.DEFAULT.value
     )
     parser.add_argument("--max-nodes", type=int, default=None, help="override the node budget")
+    parser.add_argument("--max-plies", type=int, default=None, help="override the depth cap")
+    parser.add_argument(
+        "--min-plies", type=int, default=None, help="override the depth deepening starts at"
+    )
+    parser.add_argument("--cutoff", type=float, default=None, help="override the cut-off")
+    parser.add_argument(
+        "--evaluation",
+        choices=("heuristic", "network"),
+        help="what scores the leaves (default: the solver's: the shipped network when the C"
+        " search can use it, else the heuristic; TWENTY48_WEIGHTS names another file)",
+    )
     parser.add_argument(
         "--crowded-nodes",
         type=int,
@@ -392,6 +420,10 @@ def main(argv: list[str] | None = None) -> int:
             args.late_nodes,
             args.late_distinct,
             args.table_per_move,
+            args.evaluation,
+            args.max_plies,
+            args.min_plies,
+            args.cutoff,
         )
         for i in (args.seeds or range(args.first, args.games + 1))
     ]
@@ -402,6 +434,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{time.strftime('%Y-%m-%d %H:%M')}, load average {load()}")
     print(f"python {sys.version.split()[0]} on {os.cpu_count()} cores, {args.workers} workers")
     print(f"engine {engine_name()}, strength {args.strength}: {settings}")
+    network = current_network() if settings.evaluation == "network" else None
+    print(f"evaluation: {network.describe() if network else 'the hand-tuned heuristic'}")
     for job in jobs if args.journal else []:  # a bad journal is refused here, not in a worker
         try:
             read_journal(Path(args.journal) / f"{job.seed}.json", job)
@@ -440,7 +474,7 @@ def main(argv: list[str] | None = None) -> int:
         if tile > args.target:
             break
         reached = sum(r.max_tile >= tile for r in results)
-        print(f"reached {tile:>6}: {reached:>2} / {n} ({100 * reached / n:.0f}%)")
+        print(f"reached {tile:>6}: {rate_text(reached, n)}")
     speeds = [r.moves / r.seconds for r in results]
     moves = sum(r.moves for r in results)
     seconds = sum(r.seconds for r in results)

@@ -311,9 +311,14 @@ def test_server_bot_signal_is_the_same_with_either_search() -> None:
 
 
 def test_the_ladder_default_rung_is_the_c_search_default() -> None:
+    """The C search's default with the evaluation it uses here: the shipped network when
+    it is installed, else the hand-tuned heuristic."""
     from twenty48_replay.solver.agreement import offered_strengths
+    from twenty48_replay.solver.dispatch import current_network
 
-    assert dict(offered_strengths())["default"] == settings_for(Strength.DEFAULT, native=True)
+    network = current_network() is not None
+    expected = settings_for(Strength.DEFAULT, native=True, network=network)
+    assert dict(offered_strengths())["default"] == expected
 
 
 def test_the_c_search_spends_the_crowded_budget_on_crowded_boards() -> None:

@@ -63,14 +63,20 @@ NATIVE_DEFAULT: Final = SearchSettings(max_nodes=2_500_000, cutoff=5e-4, max_pli
 DEEP: Final = SearchSettings(max_nodes=None, min_plies=2, max_plies=16, table_per_move=True)
 
 
-#: With the n-tuple network (C search only): a node costs about 20 times a
-#: heuristic's (32 table lookups a leaf), and the network's values need less depth.
-#: Provisional (measured on an early network; to be tuned on the shipped one).
+#: With the n-tuple network (C search only): a node costs about 20 times a heuristic's
+#: (32 table lookups a leaf), and the network's values need less depth.  Chosen on the
+#: shipped network on tuning seeds (docs/performance/solver.md, "The shipped network"):
+#: 4 plies played about 380 moves per CPU second and lost 2 of 10 games before 16384; 5
+#: and 6 plies reach about the same nodes a move (the cut-off stops most paths at 5) and
+#: 16384 in 10 of 10, at 85-105 moves per CPU second.  The budget is only a bound on one
+#: search (a hint stays well under 100 ms); the depth cap, not the budget, stops it.
 NETWORK_DEFAULT: Final = SearchSettings(
-    max_nodes=60_000, cutoff=1e-4, min_plies=2, max_plies=4, evaluation=NETWORK
+    max_nodes=250_000, cutoff=1e-4, min_plies=2, max_plies=6, evaluation=NETWORK
 )
+#: Deeper than the default: no budget, nneonneo's depth rule up to 8 plies, a table per
+#: root move.
 NETWORK_DEEP: Final = SearchSettings(
-    max_nodes=None, cutoff=1e-4, min_plies=3, max_plies=5, table_per_move=True, evaluation=NETWORK
+    max_nodes=None, cutoff=1e-4, min_plies=2, max_plies=8, table_per_move=True, evaluation=NETWORK
 )
 
 
