@@ -38,6 +38,7 @@ import contextlib
 import ctypes
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -134,15 +135,26 @@ def hint_latency(boards: list[Board], runs: int) -> None:
     crowded = min(boards, key=lambda b: len(b.empty_cells()) - 0.01 * len(set(b)))
     text = "/".join(" ".join(str(crowded[4 * r + c]) for c in range(4)) for r in range(4))
     walls = []
+    process_cpus = []
     command = [sys.executable, "-m", "twenty48_cli", "hint", "--json", "--board", text]
     for _ in range(runs):
+        before = children_cpu()
         start = time.perf_counter()
         subprocess.run(command, check=True, capture_output=True)
         walls.append(time.perf_counter() - start)
+        process_cpus.append(children_cpu() - before)
     print(
         f"twenty48 hint --board '{text}' (whole process, {runs} runs):"
-        f" median {1e3 * statistics.median(walls):.0f} ms, min {1e3 * min(walls):.0f} ms"
+        f" median {1e3 * statistics.median(walls):.0f} ms, min {1e3 * min(walls):.0f} ms;"
+        f" CPU median {1e3 * statistics.median(process_cpus):.0f} ms,"
+        f" max {1e3 * max(process_cpus):.0f} ms"
     )
+
+
+def children_cpu() -> float:
+    """CPU seconds (user + system) of the finished child processes so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def against_numpy(module: Any, boards: list[Board]) -> None:
