@@ -24,6 +24,7 @@ from support.small_network import run_cli_shipped, skip_without_native, train_sm
 
 import twenty48_replay
 from twenty48_replay.solver import network as nw
+from twenty48_replay.solver import weights as wf
 from twenty48_replay.solver.settings import HEURISTIC, NETWORK
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,6 +55,22 @@ def test_the_shipped_file_is_package_data() -> None:
     assert not any(fnmatch.fnmatch(relative, glob) for glob in excluded)
     manifest = (ROOT / "MANIFEST.in").read_text(encoding="utf-8")
     assert "solver/data" not in manifest  # no prune or exclude of it in the sdist
+
+
+def test_the_checkout_carries_trained_weights_within_50_mb() -> None:
+    """The repository holds the weights the package ships (issue 34: at most 50 MB in the
+    package, as the file itself), and they pass every check a load makes (the SHA-256
+    included): sparse int16 weights of a real training, not a stand-in."""
+    path = ROOT / "twenty48_replay" / "solver" / "data" / "ntuple-4x6.t48w"
+    assert path.stat().st_size <= 50_000_000
+    loaded = wf.load(path)
+    try:
+        header = loaded.header
+        assert (header.layout, header.value_type) == (wf.SPARSE, wf.INT16)
+        assert header.metadata.get("kind") == "weights"
+        assert header.metadata.get("games", 0) >= 100_000
+    finally:
+        loaded.close()
 
 
 @pytest.mark.slow
