@@ -1,5 +1,10 @@
 """How hard the solver searches: the settings behind ``--strength``.
 
+What follows is about the hand-tuned evaluation's settings (``--evaluation
+heuristic``, and every NumPy search).  With the n-tuple network, the default
+evaluation of the C search when its weights are installed, the two strengths
+are :data:`NETWORK_DEFAULT` and :data:`NETWORK_DEEP` below.
+
 * ``default``: what ``hint``, ``autoplay``, ``analyze`` and ``play``'s hint
   use.  Sized per engine: the NumPy search spends a budget of 250,000 nodes
   (20-30 moves/s); the C search, about ten times faster per node and
