@@ -38,15 +38,15 @@ import contextlib
 import ctypes
 import os
 import re
-import resource
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from bench_verify_jobs import timed
 
 from twenty48_replay import Board, Record
 from twenty48_replay.core.timeline import Timeline
@@ -138,23 +138,15 @@ def hint_latency(boards: list[Board], runs: int) -> None:
     process_cpus = []
     command = [sys.executable, "-m", "twenty48_cli", "hint", "--json", "--board", text]
     for _ in range(runs):
-        before = children_cpu()
-        start = time.perf_counter()
-        subprocess.run(command, check=True, capture_output=True)
-        walls.append(time.perf_counter() - start)
-        process_cpus.append(children_cpu() - before)
+        wall, cpu = timed(command)
+        walls.append(wall)
+        process_cpus.append(cpu)
     print(
         f"twenty48 hint --board '{text}' (whole process, {runs} runs):"
         f" median {1e3 * statistics.median(walls):.0f} ms, min {1e3 * min(walls):.0f} ms;"
         f" CPU median {1e3 * statistics.median(process_cpus):.0f} ms,"
         f" max {1e3 * max(process_cpus):.0f} ms"
     )
-
-
-def children_cpu() -> float:
-    """CPU seconds (user + system) of the finished child processes so far."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 def against_numpy(module: Any, boards: list[Board]) -> None:
