@@ -95,10 +95,12 @@ class Job(NamedTuple):
     cutoff: float | None = None
 
 
-def job_overrides(job: Job) -> dict[str, int | float | bool | str | None]:
-    """The settings a job changes from its strength's (what a journal must match)."""
+def job_overrides(job: Job) -> dict[str, int | float | bool | None]:
+    """The settings a job changes from its strength's (what a journal must match).
+
+    The evaluation is not among them: the settings a journal records carry it, so a game
+    saved before ``--evaluation`` existed goes on under ``--evaluation heuristic``."""
     return {
-        "evaluation": job.evaluation,
         "max_plies": job.max_plies,
         "min_plies": job.min_plies,
         "cutoff": job.cutoff,
