@@ -45,7 +45,14 @@ if module is None:
 
 SMALL = NetworkShape(((0, 1, 2), (4, 5, 6), (0, 1, 4)))
 STAGED = NetworkShape(((0, 1, 2, 3), (1, 5, 6), (0, 4)), (0, 7, 9))
-SHAPES = [SMALL, STAGED, NetworkShape(((0, 1, 2, 3, 4, 5),), (0,))]
+#: The C reads runs of consecutive cells at once: runs across a row's end
+#: (3 4), cells out of order and a tuple of the longest length are here too.
+SHAPES = [
+    SMALL,
+    STAGED,
+    NetworkShape(((0, 1, 2, 3, 4, 5),), (0,)),
+    NetworkShape(((0, 1, 2, 4, 5, 6), (9, 8, 3, 4, 12, 13, 14), (15, 11, 7, 3)), (0, 11)),
+]
 
 
 def cells_board(exponents: list[int]) -> Board:

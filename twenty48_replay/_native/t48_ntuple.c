@@ -16,17 +16,38 @@
 #define T48N_LOAD_INT(p) (*(volatile const int *)(p))
 #endif
 
-/* Cell i = 4 * row + col after symmetry s (0..7): mirrored left-right when
- * s & 4, then turned a quarter clockwise (s & 3) times. */
-static int symmetric_cell(int cell, int s) {
-    int r = cell >> 2, c = cell & 3;
-    if (s & 4) c = 3 - c;
-    for (int k = 0; k < (s & 3); k++) {
-        int nr = c, nc = 3 - r;
-        r = nr;
-        c = nc;
-    }
-    return 4 * r + c;
+/* The 8 symmetries of the square, as boards: symmetric[s] has in cell i =
+ * 4 * row + col what the board has in cell i after symmetry s (mirrored
+ * left-right when s & 4, then turned a quarter clockwise (s & 3) times):
+ * (row, col) -> (col, 3 - row) per quarter turn, (row, col) -> (row, 3 - col)
+ * for the mirror.  Feature t * 8 + s reads tuple t's cells on symmetric[s];
+ * the reference (twenty48_replay/solver/ntuple.py) reads the same cells, cell
+ * by cell, and tests/solver/test_solver_ntuple.py checks the two agree. */
+static inline uint64_t transpose_nibbles(uint64_t x) {
+    uint64_t a = (x & 0xF0F00F0FF0F00F0Full) | ((x & 0x0000F0F00000F0F0ull) << 12) |
+                 ((x & 0x0F0F00000F0F0000ull) >> 12);
+    return (a & 0xFF00FF0000FF00FFull) | ((a & 0x00FF00FF00000000ull) >> 24) |
+           ((a & 0x00000000FF00FF00ull) << 24);
+}
+
+/* Cell (row, col) gets the board's cell (col, 3 - row): the transpose, rows reversed. */
+static inline uint64_t quarter_turn(uint64_t x) {
+    uint64_t t = transpose_nibbles(x);
+    return (t >> 48) | (t << 48) | ((t >> 16) & 0xFFFF0000ull) | ((t << 16) & 0xFFFF00000000ull);
+}
+
+/* Cell (row, col) gets the board's cell (row, 3 - col). */
+static inline uint64_t mirror(uint64_t x) {
+    x = ((x & 0x00FF00FF00FF00FFull) << 8) | ((x >> 8) & 0x00FF00FF00FF00FFull);
+    return ((x & 0x0F0F0F0F0F0F0F0Full) << 4) | ((x >> 4) & 0x0F0F0F0F0F0F0F0Full);
+}
+
+static inline void symmetric_boards(uint64_t nibbles, uint64_t symmetric[T48N_SYMMETRIES]) {
+    symmetric[0] = nibbles;
+    symmetric[1] = quarter_turn(nibbles);
+    symmetric[2] = quarter_turn(symmetric[1]);
+    symmetric[3] = quarter_turn(symmetric[2]);
+    for (int s = 0; s < 4; s++) symmetric[4 + s] = mirror(symmetric[s]);
 }
 
 int t48n_setup(t48n_net *net) {
@@ -47,13 +68,19 @@ int t48n_setup(t48n_net *net) {
         }
         net->table_offset[t] = offset;
         offset += (size_t)1 << (4 * n);
-        for (int s = 0; s < T48N_SYMMETRIES; s++) {
-            int f = t * T48N_SYMMETRIES + s;
-            net->feature_length[f] = n;
-            for (int k = 0; k < T48N_MAX_LEN; k++) {
-                net->shift[f][k] = k < n ? (uint8_t)(4 * symmetric_cell(net->cells[t][k], s)) : 0;
+        int runs = 0;
+        for (int k = 0; k < n; k++) {
+            int cell = net->cells[t][k];
+            if (k > 0 && cell == net->cells[t][k - 1] + 1) {
+                net->run_mask[t][runs - 1] = net->run_mask[t][runs - 1] << 4 | 15u;
+                continue;
             }
+            net->run_from[t][runs] = (uint8_t)(4 * cell);
+            net->run_to[t][runs] = (uint8_t)(4 * k);
+            net->run_mask[t][runs] = 15u;
+            runs++;
         }
+        net->n_runs[t] = runs;
     }
     net->stage_size = offset;
     net->total = offset * (size_t)net->n_stages;
@@ -83,13 +110,21 @@ uint64_t t48n_nibbles(t48_board b) {
 
 void t48n_indexes(const t48n_net *net, uint64_t nibbles, unsigned largest, uint32_t *out) {
     size_t base = (size_t)t48n_stage(net, largest) * net->stage_size;
-    for (int f = 0; f < net->n_features; f++) {
-        const uint8_t *shift = net->shift[f];
-        uint32_t index = 0;
-        for (int k = net->feature_length[f] - 1; k >= 0; k--) {
-            index = index << 4 | (uint32_t)((nibbles >> shift[k]) & 15u);
+    uint64_t symmetric[T48N_SYMMETRIES];
+    symmetric_boards(nibbles, symmetric);
+    for (int t = 0; t < net->n_tuples; t++) {
+        uint32_t start = (uint32_t)(base + net->table_offset[t]);
+        int runs = net->n_runs[t];
+        const uint8_t *from = net->run_from[t], *to = net->run_to[t];
+        const uint32_t *mask = net->run_mask[t];
+        for (int s = 0; s < T48N_SYMMETRIES; s++) {
+            uint64_t board = symmetric[s];
+            uint32_t index = 0;
+            for (int j = 0; j < runs; j++) {
+                index |= ((uint32_t)(board >> from[j]) & mask[j]) << to[j];
+            }
+            out[t * T48N_SYMMETRIES + s] = start + index;
         }
-        out[f] = (uint32_t)(base + net->table_offset[f / T48N_SYMMETRIES]) + index;
     }
 }
 

@@ -60,10 +60,14 @@ typedef struct {
     size_t stage_size; /* weights per stage */
     size_t total;      /* weights in all */
     int n_features;    /* n_tuples * 8 */
-    /* shift[f][k]: the nibble shift (4 * cell) of cell k of feature f
-     * (f = tuple * 8 + symmetry) in the capped nibble board */
-    uint8_t shift[T48N_MAX_TUPLES * T48N_SYMMETRIES][T48N_MAX_LEN];
-    int feature_length[T48N_MAX_TUPLES * T48N_SYMMETRIES];
+    /* A tuple's cells as runs of consecutive cells (consecutive cells are
+     * adjacent nibbles of the board): run j of tuple t takes the nibbles
+     * (board >> run_from[t][j]) & run_mask[t][j] to bit run_to[t][j] of the
+     * combination.  "0 1 2 4 5 6" is two runs, where cell by cell it is six. */
+    int n_runs[T48N_MAX_TUPLES];
+    uint8_t run_from[T48N_MAX_TUPLES][T48N_MAX_LEN];
+    uint8_t run_to[T48N_MAX_TUPLES][T48N_MAX_LEN];
+    uint32_t run_mask[T48N_MAX_TUPLES][T48N_MAX_LEN];
     uint8_t stage_of_exponent[32];
 } t48n_net;
 

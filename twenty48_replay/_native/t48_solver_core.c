@@ -284,7 +284,22 @@ typedef struct {
 #define X48_SHALLOW_BITS 14
 #define X48_SHALLOW_MAX_REMAINING 2
 
+/* The network's values of narrow afterstates, direct-mapped by board: a
+ * search meets the same leaf along many paths (two moves in either order),
+ * and one lookup here (1 MiB, in the core's cache) saves the network's 32
+ * lookups in 134 MB.  Keyed by the whole board, so a hit is exact; board 0
+ * (no tiles) is never an afterstate, so zeroed entries are empty.  Emptied
+ * when a search brings another network (`net`). */
+typedef struct {
+    uint64_t board;
+    double value;
+} x48_eval_entry;
+
+#define X48_EVAL_BITS 14
+
 struct x48_tt {
+    x48_eval_entry *eval; /* 1 << X48_EVAL_BITS entries */
+    const void *eval_net; /* the network whose values `eval` holds */
     void *memory;
     x48_entry *entries; /* 2 MB aligned */
     void *shallow_memory;
@@ -305,7 +320,8 @@ x48_tt *x48_tt_new(unsigned bits)
     size_t bytes = ((size_t)1 << bits) * sizeof(x48_entry);
     tt->memory = calloc(1, bytes + X48_TT_ALIGN);
     tt->shallow_memory = calloc(((size_t)1 << X48_SHALLOW_BITS) + X48_WAYS, sizeof(x48_entry));
-    if (tt->memory == NULL || tt->shallow_memory == NULL) {
+    tt->eval = calloc((size_t)1 << X48_EVAL_BITS, sizeof(x48_eval_entry));
+    if (tt->memory == NULL || tt->shallow_memory == NULL || tt->eval == NULL) {
         x48_tt_free(tt);
         return NULL;
     }
@@ -328,6 +344,7 @@ void x48_tt_free(x48_tt *tt)
     if (tt != NULL) {
         free(tt->memory);
         free(tt->shallow_memory);
+        free(tt->eval);
         free(tt);
     }
 }
@@ -378,6 +395,7 @@ typedef struct {
     uint64_t tt_hits;
     uint64_t depth_leaves; /* leaves cut by depth, in this step */
     const t48n_weights *net; /* the network's search (NULL: the heuristic's) */
+    x48_eval_entry *eval;    /* the network's values of narrow boards (x48_tt) */
 } x48_state;
 
 #define X48_HASH_MULTIPLIER 0x9E3779B97F4A7C15ULL
@@ -517,6 +535,16 @@ static inline unsigned largest_nibble(uint64_t b)
 static inline double network_value_n(const t48n_weights *net, uint64_t b)
 {
     return t48n_evaluate_nibbles(net, b, largest_nibble(b));
+}
+
+static inline double cached_network_value_n(const x48_state *st, uint64_t b)
+{
+    x48_eval_entry *e = st->eval + ((b * X48_HASH_MULTIPLIER) >> (64 - X48_EVAL_BITS));
+    if (e->board != b) {
+        e->board = b;
+        e->value = network_value_n(st->net, b);
+    }
+    return e->value;
 }
 
 
@@ -701,6 +729,11 @@ int x48_search(uint64_t lo, uint64_t hi, const x48_settings *settings, x48_tt *t
     st.reuse_deeper = settings->reuse_deeper;
     st.net = settings->net;
     int net = st.net != NULL;
+    if (net && tt->eval_net != (const void *)st.net) {
+        memset(tt->eval, 0, ((size_t)1 << X48_EVAL_BITS) * sizeof(x48_eval_entry));
+        tt->eval_net = st.net;
+    }
+    st.eval = tt->eval;
 
     uint64_t after_n[4];
     x48_wb after_w[4];

@@ -47,7 +47,10 @@
  * X48_MIN_LIVE_VALUE, or the network's value floored at 0. */
 static inline double XF(evaluate)(const x48_state *st, XB a)
 {
-#if X48_NET
+#if X48_NET && !X48_WIDE
+    double v = cached_network_value_n(st, a);
+    return v > 0.0 ? v : 0.0;
+#elif X48_NET
     double v = XO(network_value)(st->net, a);
     return v > 0.0 ? v : 0.0;
 #else
