@@ -16,6 +16,12 @@ tests/data/long-20000.json (tiles up to 32768).  It prints:
 * **hint latency**: ``best_move`` at the default strength on every position
   (median, 99th percentile, max), and the wall time of whole
   ``twenty48 hint --board ...`` processes;
+* **the network's search** (``--only-network``, positions up to move 12,000,
+  where tiles stay under 32768): the default strength with the shipped
+  network, every position in order with one table as ``autoplay`` searches:
+  nodes, CPU time, ns per node, searches per CPU second, and a SHA-256 digest
+  of every value found, so that two builds can be shown to search the same
+  tree to the last bit (the same digest) at different speeds;
 * **against NumPy** (``--numpy N`` positions): the default strengths' choices,
   agreement and the expected value the C choice gives up by NumPy's values;
 * **against nneonneo** (``--nneonneo`` names its ``bin/2048.so``, built from
@@ -36,6 +42,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import ctypes
+import hashlib
 import os
 import re
 import statistics
@@ -55,23 +62,28 @@ from twenty48_replay.solver import (
     Strength,
     best_move,
     default_settings,
+    dispatch,
     expectimax,
     native_search,
 )
+from twenty48_replay.solver.network import EXPAND_AFTER
 from twenty48_replay.solver.settings import plies_for
 from twenty48_replay.solver.strength import settings_for
 
 ROOT = Path(__file__).resolve().parents[2]
 GAME = ROOT / "tests" / "data" / "long-20000.json"
+#: The network's positions: the game's first 12,000 moves (its tiles reach 32768 later).
+NETWORK_POSITIONS = 12_000
 
 
 def load() -> str:
     return ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def positions(step: int) -> list[Board]:
+def positions(step: int, until: int | None = None) -> list[Board]:
     timeline = Timeline(Record.from_json(GAME.read_text(encoding="utf-8")))
-    boards = [timeline[i].board for i in range(0, timeline.last, step)]
+    last = timeline.last if until is None else min(until, timeline.last)
+    boards = [timeline[i].board for i in range(0, last, step)]
     return [b for b in boards if b.valid_directions()]
 
 
@@ -147,6 +159,31 @@ def hint_latency(boards: list[Board], runs: int) -> None:
         f" CPU median {1e3 * statistics.median(process_cpus):.0f} ms,"
         f" max {1e3 * max(process_cpus):.0f} ms"
     )
+
+
+def network_per_node(boards: list[Board], repeat: int) -> None:
+    settings = default_settings()
+    if settings.evaluation != "network":
+        print("no network can be used here (see `twenty48 solver weights`): nothing to measure")
+        return
+    # What autoplay does from its ninth search on: the weights copied dense into memory.
+    for board in boards[:EXPAND_AFTER]:
+        dispatch.search(board, settings)
+    for run in range(repeat):
+        digest = hashlib.sha256()
+        nodes = 0
+        start = time.process_time()
+        for board in boards:
+            result = dispatch.search(board, settings)
+            nodes += result.nodes
+            digest.update(repr(sorted(result.values.items())).encode())
+        cpu = time.process_time() - start
+        print(
+            f"the network's search at the default strength, run {run + 1}: {len(boards)} positions,"
+            f" {nodes:,} nodes, {cpu:.2f} s CPU, {1e9 * cpu / nodes:.1f} ns a node,"
+            f" {len(boards) / cpu:.1f} searches per CPU second;"
+            f" values digest {digest.hexdigest()[:16]}"
+        )
 
 
 def against_numpy(module: Any, boards: list[Board]) -> None:
@@ -248,6 +285,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--only-hint", action="store_true", help="only the hint latency (no per-node run)"
     )
+    parser.add_argument(
+        "--only-network", action="store_true", help="only the network's search, per node"
+    )
+    parser.add_argument("--repeat", type=int, default=3, help="runs of --only-network")
     args = parser.parse_args(argv)
 
     module = native_search.solver_module()
@@ -259,6 +300,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"python {sys.version.split()[0]}, {len(boards)} positions of {GAME.name}")
     if args.only_hint:
         hint_latency(boards, args.hint_runs)
+        return 0
+    if args.only_network:
+        network_per_node(positions(args.step, NETWORK_POSITIONS), args.repeat)
+        print(f"{time.strftime('%Y-%m-%d %H:%M')}, load average {load()}")
         return 0
     deep_values = per_node(module, boards)
     hint_latency(boards, args.hint_runs)
