@@ -75,13 +75,15 @@ DEEP: Final = SearchSettings(max_nodes=None, min_plies=2, max_plies=16, table_pe
 #: and 6 plies reach about the same nodes a move (the cut-off stops most paths at 5) and
 #: 16384 in 10 of 10, at 85-105 moves per CPU second.  The budget is only a bound on one
 #: search (a hint stays well under 100 ms); the depth cap, not the budget, stops it.
+NETWORK_DEFAULT_BUDGET: Final = 250_000
 NETWORK_DEFAULT: Final = SearchSettings(
-    max_nodes=250_000, cutoff=1e-4, min_plies=2, max_plies=6, evaluation=NETWORK
+    max_nodes=NETWORK_DEFAULT_BUDGET, cutoff=1e-4, min_plies=2, max_plies=6, evaluation=NETWORK
 )
-#: Deeper than the default: no budget, nneonneo's depth rule up to 8 plies, a table per
-#: root move.
+#: Deeper than the default: twice its budget and up to 8 plies, which the budget lets it
+#: reach where the board is crowded.  Without a budget 8 plies cost about 5.4 M nodes a
+#: move (3 moves per CPU second), too slow to play a game to 32768.
 NETWORK_DEEP: Final = SearchSettings(
-    max_nodes=None, cutoff=1e-4, min_plies=2, max_plies=8, table_per_move=True, evaluation=NETWORK
+    max_nodes=500_000, cutoff=1e-4, min_plies=2, max_plies=8, evaluation=NETWORK
 )
 
 
@@ -100,5 +102,6 @@ def heuristic_settings(settings: SearchSettings, *, native: bool) -> SearchSetti
     the same settings if they are the heuristic's, else the strength they stand for."""
     if settings.evaluation != NETWORK:
         return settings
-    strength = Strength.DEEP if settings.max_nodes is None else Strength.DEFAULT
+    deeper = settings.max_nodes is None or settings.max_nodes > NETWORK_DEFAULT_BUDGET
+    strength = Strength.DEEP if deeper else Strength.DEFAULT
     return settings_for(strength, native=native)
