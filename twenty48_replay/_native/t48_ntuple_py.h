@@ -242,50 +242,8 @@ typedef struct {
     t48n_net net;
     t48n_weights weights;
     Py_buffer views[2];
-    int16_t *owned;     /* a dense copy this capsule made (ntuple_expand), or NULL */
-    size_t owned_bytes; /* its mapping's length (dense_alloc), or 0 when calloc made it */
+    int16_t *owned; /* a dense copy this capsule made (ntuple_expand), or NULL */
 } ntuple_loaded;
-
-#if defined(__linux__)
-#include <sys/mman.h>
-#define T48N_HUGE_PAGE ((size_t)2 << 20)
-#endif
-
-/* Zeroed memory for a dense copy.  On Linux, a private anonymous mapping
- * aligned to 2 MiB and marked MADV_HUGEPAGE: a search's lookups land anywhere
- * in 134 MB, and with 4 KiB pages nearly each one misses the TLB as well as
- * the cache (measured: see docs/performance/solver.md).  *mapped gets the
- * mapping's length (0: calloc made it, free() releases it). */
-static int16_t *dense_alloc(size_t count, size_t *mapped) {
-    *mapped = 0;
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    size_t bytes = count * sizeof(int16_t);
-    size_t length = (bytes + T48N_HUGE_PAGE - 1) / T48N_HUGE_PAGE * T48N_HUGE_PAGE;
-    size_t padded = length + T48N_HUGE_PAGE;
-    void *raw = mmap(NULL, padded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (raw != MAP_FAILED) {
-        uintptr_t start = ((uintptr_t)raw + T48N_HUGE_PAGE - 1) & ~(uintptr_t)(T48N_HUGE_PAGE - 1);
-        size_t before = start - (uintptr_t)raw;
-        if (before > 0) munmap(raw, before);
-        if (padded - before > length) munmap((char *)start + length, padded - before - length);
-        (void)madvise((void *)start, length, MADV_HUGEPAGE); /* a hint: refused is still fine */
-        *mapped = length;
-        return (int16_t *)start;
-    }
-#endif
-    return calloc(count, sizeof(int16_t));
-}
-
-static void dense_free(int16_t *dense, size_t mapped) {
-#if defined(__linux__)
-    if (mapped > 0) {
-        munmap(dense, mapped);
-        return;
-    }
-#endif
-    (void)mapped;
-    free(dense);
-}
 
 #define NTUPLE_CAPSULE "twenty48_replay._solver.ntuple"
 
@@ -296,7 +254,7 @@ static void ntuple_capsule_free(PyObject *capsule) {
         return;
     }
     ntuple_release(loaded->views, 2);
-    if (loaded->owned != NULL) dense_free(loaded->owned, loaded->owned_bytes);
+    free(loaded->owned);
     PyMem_Free(loaded);
 }
 
@@ -390,8 +348,7 @@ static PyObject *py_ntuple_expand(PyObject *module, PyObject *arg) {
     ntuple_loaded *loaded = PyMem_Calloc(1, sizeof *loaded);
     if (loaded == NULL) return PyErr_NoMemory();
     size_t total = source->net.total;
-    size_t mapped = 0;
-    int16_t *dense = dense_alloc(total, &mapped);
+    int16_t *dense = calloc(total, sizeof *dense);
     if (dense == NULL) {
         PyMem_Free(loaded);
         return PyErr_NoMemory();
@@ -417,10 +374,9 @@ static PyObject *py_ntuple_expand(PyObject *module, PyObject *arg) {
     loaded->weights.values = dense;
     loaded->weights.groups = NULL;
     loaded->owned = dense;
-    loaded->owned_bytes = mapped;
     PyObject *capsule = PyCapsule_New(loaded, NTUPLE_CAPSULE, ntuple_capsule_free);
     if (capsule == NULL) {
-        dense_free(dense, mapped);
+        free(dense);
         PyMem_Free(loaded);
     }
     return capsule;
