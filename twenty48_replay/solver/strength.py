@@ -68,13 +68,14 @@ NATIVE_DEFAULT: Final = SearchSettings(max_nodes=2_500_000, cutoff=5e-4, max_pli
 DEEP: Final = SearchSettings(max_nodes=None, min_plies=2, max_plies=16, table_per_move=True)
 
 
-#: With the n-tuple network (C search only): a node costs about 20 times a heuristic's
-#: (32 table lookups a leaf), and the network's values need less depth.  Chosen on the
-#: shipped network on tuning seeds (docs/performance/solver.md, "The shipped network"):
-#: 4 plies played about 380 moves per CPU second and lost 2 of 10 games before 16384; 5
-#: and 6 plies reach about the same nodes a move (the cut-off stops most paths at 5) and
-#: 16384 in 10 of 10, at 85-105 moves per CPU second.  The budget is only a bound on one
-#: search (a hint stays well under 100 ms); the depth cap, not the budget, stops it.
+#: With the n-tuple network (C search only): a node costs about 6 times a heuristic's
+#: (32 table lookups a leaf, half of them saved by the search's table of leaf values), and
+#: the network's values need less depth.  Chosen on the shipped network on tuning seeds
+#: (docs/performance/solver.md, "The shipped network"): 4 plies lost 2 of 10 games before
+#: 16384; 5 and 6 plies reach about the same nodes a move (the cut-off stops most paths at
+#: 5) and 16384 in 10 of 10; on 200 unseen seeds 6 plies reach 16384 in 190 at about 300
+#: moves per CPU second.  The budget is only a bound on one search (a hint stays well under
+#: 100 ms); the depth cap, not the budget, stops it.
 NETWORK_DEFAULT_BUDGET: Final = 250_000
 NETWORK_DEFAULT: Final = SearchSettings(
     max_nodes=NETWORK_DEFAULT_BUDGET, cutoff=1e-4, min_plies=2, max_plies=6, evaluation=NETWORK
