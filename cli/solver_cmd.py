@@ -63,8 +63,9 @@ StrengthOption = Annotated[
         callback=_checked_strength,
         metavar="default|deep",
         help=N_(
-            "How hard the solver searches: default (fast), or deep "
-            "(nneonneo/2048-ai's full search, no node budget: a move can take seconds)."
+            "How hard the solver searches: default (fast), or deep (with the network: up to "
+            "8 plies in twice the default's nodes; with the heuristic: nneonneo/2048-ai's "
+            "full search, no node budget, a move can take seconds)."
         ),
     ),
 ]
