@@ -450,6 +450,23 @@ def test_network_search_is_expectimax_over_the_network(exponents: list[int], dep
             assert got == pytest.approx(want, rel=1e-12, abs=1e-9)
 
 
+def test_weights_loaded_after_others_were_freed_find_none_of_their_leaf_values() -> None:
+    """The search keeps the network's values of leaves from one search to the next;
+    weights freed and others loaded (often at the same address) must find none of them."""
+    board = cells_board([1, 2, 3, 0, 4, 0, 0, 2, 0, 0, 1, 0, 5, 0, 0, 0])
+    rng = np.random.default_rng(7)
+    for _ in range(5):
+        q = rng.integers(-3000, 3000, STAGED.total).astype(np.int16)
+        net = load(STAGED, wf.KIND_I16, q)
+        values, *_rest = module.search(board.packed, 1, 1, 0.0, 0, 0, 18, 0, net)
+        expected = ref_search(STAGED, q, board, 1)
+        assert [v is None for v in values] == [v is None for v in expected]
+        for got, want in zip(values, expected, strict=True):
+            if want is not None:
+                assert got == pytest.approx(want, rel=1e-12, abs=1e-9)
+        del net
+
+
 def test_network_search_handles_wide_boards() -> None:
     """Tiles of 65536 and more: the network sees them as 32768 (cap 15), the search's
     moves stay exact, and the values are finite."""

@@ -114,6 +114,10 @@ typedef struct {
     double scale;
     const void *values;
     const uint32_t *groups; /* T48N_I16_SPARSE only */
+    /* Unique to these weights in this process, never 0 (set by the loader,
+     * t48_ntuple_py.h): the search's table of leaf values is keyed by it.  An
+     * address is no key: weights freed and new ones loaded can get the same one. */
+    uint64_t serial;
 } t48n_weights;
 
 /* The value of an afterstate: float32 weights summed in double precision in

@@ -247,6 +247,12 @@ typedef struct {
 
 #define NTUPLE_CAPSULE "twenty48_replay._solver.ntuple"
 
+/* The next t48n_weights.serial (called with the GIL held). */
+static uint64_t next_serial(void) {
+    static uint64_t last = 0;
+    return ++last;
+}
+
 static void ntuple_capsule_free(PyObject *capsule) {
     ntuple_loaded *loaded = PyCapsule_GetPointer(capsule, NTUPLE_CAPSULE);
     if (loaded == NULL) {
@@ -323,6 +329,7 @@ static PyObject *py_ntuple_load(PyObject *module, PyObject *const *args, Py_ssiz
     loaded->weights.scale = kind == T48N_F32 ? 1.0 : scale;
     loaded->weights.values = values;
     loaded->weights.groups = (const uint32_t *)groups;
+    loaded->weights.serial = next_serial();
     PyObject *capsule = PyCapsule_New(loaded, NTUPLE_CAPSULE, ntuple_capsule_free);
     if (capsule == NULL) goto fail;
     return capsule;
@@ -373,6 +380,7 @@ static PyObject *py_ntuple_expand(PyObject *module, PyObject *arg) {
     loaded->weights.kind = T48N_I16;
     loaded->weights.values = dense;
     loaded->weights.groups = NULL;
+    loaded->weights.serial = next_serial();
     loaded->owned = dense;
     PyObject *capsule = PyCapsule_New(loaded, NTUPLE_CAPSULE, ntuple_capsule_free);
     if (capsule == NULL) {

@@ -289,7 +289,7 @@ typedef struct {
  * and one lookup here (1 MiB, in the core's cache) saves the network's 32
  * lookups in 134 MB.  Keyed by the whole board, so a hit is exact; board 0
  * (no tiles) is never an afterstate, so zeroed entries are empty.  Emptied
- * when a search brings another network (`net`). */
+ * when a search brings other weights (their serial, t48n_weights). */
 typedef struct {
     uint64_t board;
     double value;
@@ -299,7 +299,7 @@ typedef struct {
 
 struct x48_tt {
     x48_eval_entry *eval; /* 1 << X48_EVAL_BITS entries */
-    const void *eval_net; /* the network whose values `eval` holds */
+    uint64_t eval_serial; /* the serial of the weights whose values `eval` holds (0: none) */
     void *memory;
     x48_entry *entries; /* 2 MB aligned */
     void *shallow_memory;
@@ -729,9 +729,9 @@ int x48_search(uint64_t lo, uint64_t hi, const x48_settings *settings, x48_tt *t
     st.reuse_deeper = settings->reuse_deeper;
     st.net = settings->net;
     int net = st.net != NULL;
-    if (net && tt->eval_net != (const void *)st.net) {
+    if (net && (tt->eval_serial != st.net->serial || st.net->serial == 0)) {
         memset(tt->eval, 0, ((size_t)1 << X48_EVAL_BITS) * sizeof(x48_eval_entry));
-        tt->eval_net = st.net;
+        tt->eval_serial = st.net->serial;
     }
     st.eval = tt->eval;
 
