@@ -305,3 +305,38 @@ def test_metrics_folder_of_a_killed_server_is_removed_at_the_next_start(tmp_path
     assert left.exists()
     with ServerProcess(db, tmp_path, "--no-analysis"):
         assert not left.exists()
+
+
+def test_the_latency_tally_adds_what_observing_each_move_would() -> None:
+    """Bulk flushes give the histogram the same buckets and sum as one ``observe`` per move,
+    bounds included (a bucket counts values up to and including its bound)."""
+    from prometheus_client import CollectorRegistry, Histogram
+
+    from twenty48_replay.server.http.metrics import MOVE_LATENCY, LatencyTally
+
+    buckets = MOVE_LATENCY._upper_bounds[:-1]
+    tallied = Histogram("tallied", "t", buckets=buckets, registry=CollectorRegistry())
+    observed = Histogram("observed", "o", buckets=buckets, registry=CollectorRegistry())
+    tally = LatencyTally(tallied)
+    values = [0.0, 0.0005, 0.001, 0.0011, 0.05, 0.05, 0.07, 5.0, 9.0, 1e9]
+    for round_ in range(3):
+        for value in values[round_:]:
+            tally.observe(value)
+            observed.observe(value)
+        tally.flush()
+    tally.flush()  # nothing new: adds nothing
+
+    def samples(histogram: Histogram) -> list[tuple[str, dict[str, str], float]]:
+        return [
+            (s.name.split("_", 1)[1], s.labels, s.value)
+            for metric in histogram.collect()
+            for s in metric.samples
+            if not s.name.endswith("_created")
+        ]
+
+    tallied_samples, observed_samples = samples(tallied), samples(observed)
+    assert [s for s in tallied_samples if s[0] != "sum"] == [
+        s for s in observed_samples if s[0] != "sum"
+    ]
+    sums = [s[2] for s in (*tallied_samples, *observed_samples) if s[0] == "sum"]
+    assert sums[0] == pytest.approx(sums[1], rel=1e-12)  # added in another order

@@ -72,6 +72,11 @@ def tile_exponent(value: int) -> int:
 
 #: The exponent of every tile value (and 0 for an empty cell): from_cells' fast path.
 _EXPONENTS: dict[int, int] = {0: 0, **{1 << e: e for e in range(1, rows.MAX_EXPONENT + 1)}}
+#: The tile value of every cell field (0 = empty): a lookup, as the answers read every cell.
+_VALUES: tuple[int, ...] = (0, *(1 << e for e in range(1, rows.CELL_MASK + 1)))
+#: Where each cell's field starts in the packed board, row-major, and the same by row.
+_SHIFTS: tuple[int, ...] = tuple(rows.CELL_BITS * cell for cell in range(16))
+_ROW_SHIFTS: tuple[tuple[int, ...], ...] = tuple(_SHIFTS[r * 4 : r * 4 + 4] for r in range(4))
 
 
 @attrs.frozen(slots=True)
@@ -139,22 +144,23 @@ class Board:
 
     def __iter__(self) -> Iterator[int]:
         """The 16 tile values in row-major order."""
-        return (self[i] for i in range(16))
+        return iter(self.cells())
 
     def cells(self) -> tuple[int, ...]:
         """The 16 tile values in row-major order."""
-        return tuple(self)
+        packed, mask = self.packed, rows.CELL_MASK
+        return tuple([_VALUES[packed >> shift & mask] for shift in _SHIFTS])
 
     def to_rows(self) -> list[list[int]]:
         """4 rows of 4 tile values, top row first (JSON-ready)."""
-        values = self.cells()
-        return [list(values[r * 4 : r * 4 + 4]) for r in range(4)]
+        packed, mask = self.packed, rows.CELL_MASK
+        return [[_VALUES[packed >> shift & mask] for shift in row] for row in _ROW_SHIFTS]
 
     @property
     def max_tile(self) -> int:
         """The largest tile (0 on an empty board)."""
-        e = max(self.exponent(i) for i in range(16))
-        return 1 << e if e else 0
+        packed, mask = self.packed, rows.CELL_MASK
+        return _VALUES[max([packed >> shift & mask for shift in _SHIFTS])]
 
     @property
     def tile_sum(self) -> int:

@@ -45,6 +45,8 @@ TOO_BIG_MESSAGE: Final = "string or blob too big"
 READ_ONLY_OPTION: Final = "twenty48_read_only"
 #: Execution option of a write whose commit need not wait for the disk (batch imports).
 DEFERRED_SYNC_OPTION: Final = "twenty48_deferred_sync"
+#: Where a pooled SQLite connection's record notes its ``synchronous`` setting.
+_SYNCHRONOUS_KEY: Final = "twenty48_synchronous"
 
 _SQLITE_TRIGGERS: Final = (
     f"""CREATE TRIGGER IF NOT EXISTS moves_no_update BEFORE UPDATE ON moves
@@ -164,7 +166,7 @@ def configure_engine(engine: Engine) -> None:
         event.listen(engine, "begin", _sqlite_begin)
 
 
-def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
+def _sqlite_connect(dbapi_connection: Any, record: Any) -> None:
     # Let SQLAlchemy's "begin" event issue BEGIN itself (pysqlite's implicit
     # transactions would start a deferred one).
     dbapi_connection.isolation_level = None
@@ -175,6 +177,7 @@ def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
         cursor.execute("PRAGMA trusted_schema = OFF")
         cursor.execute("PRAGMA foreign_keys = ON")
         cursor.execute("PRAGMA synchronous = FULL")
+        record.info[_SYNCHRONOUS_KEY] = "FULL"
         # REPLACE's implicit delete then fires the delete triggers (the append-only logs').
         cursor.execute("PRAGMA recursive_triggers = ON")
     finally:
@@ -232,8 +235,11 @@ def _sqlite_begin(connection: Connection) -> None:
         return
     # Every write transaction states its sync mode, so a batch's relaxed
     # setting never leaks into a later move on the same pooled connection.
-    deferred = options.get(DEFERRED_SYNC_OPTION, False)
-    connection.exec_driver_sql(f"PRAGMA synchronous = {'NORMAL' if deferred else 'FULL'}")
+    # The setting belongs to the driver's connection, whose pool record keeps what it is.
+    wanted = "NORMAL" if options.get(DEFERRED_SYNC_OPTION, False) else "FULL"
+    if connection.info.get(_SYNCHRONOUS_KEY) != wanted:
+        connection.exec_driver_sql(f"PRAGMA synchronous = {wanted}")
+        connection.info[_SYNCHRONOUS_KEY] = wanted
     connection.exec_driver_sql("BEGIN IMMEDIATE")
 
 

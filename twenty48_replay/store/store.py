@@ -185,6 +185,10 @@ class Store:
         """
         return conn.transaction(self.engine, self.name, deferred_sync=self._batch)
 
+    def held_connection(self) -> conn.HeldConnection:
+        """A connection kept for one thread's write transactions (the server's writer)."""
+        return conn.HeldConnection(self.engine, self.name)
+
     def reading(self) -> AbstractContextManager[Connection]:
         """A connection for reads only (no write lock taken on SQLite)."""
         return conn.reading(self.engine, self.name)

@@ -10,6 +10,7 @@ reach the log) and answered with a JSON 500.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
@@ -88,9 +89,13 @@ def create_app(config: ServerConfig | None = None) -> ASGIApp:
         server.start()
         server.sweeper.start()
         holder["server"] = server
+        latencies = asyncio.create_task(metrics.flush_latencies())
         try:
             yield
         finally:
+            latencies.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await latencies
             await server.sweeper.stop()
             server.stop()
 

@@ -87,6 +87,7 @@ class GroupWriter:
         self.observe = observe
         self.limits = limits or quotas.RateLimits()
         self.cache = EntryCache()
+        self._connection = store.held_connection()  # this thread's alone, kept between batches
         self._queue: queue.SimpleQueue[_Item | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._loop, name="twenty48-writer", daemon=True)
         self.batches = 0
@@ -119,6 +120,12 @@ class GroupWriter:
     # ---------------------------------------------------------------- thread
 
     def _loop(self) -> None:
+        try:
+            self._serve_queue()
+        finally:
+            self._connection.close()
+
+    def _serve_queue(self) -> None:
         stopping = False
         while not stopping:
             first = self._queue.get()
@@ -182,7 +189,7 @@ class GroupWriter:
         results: list[dict[str, Any] | ApiError | None] = [None] * len(batch)
         view: BatchView | None = None
         try:
-            with self.store.transaction() as connection:
+            with self._connection.transaction() as connection:
                 view = BatchView(
                     connection,
                     self.cache,
