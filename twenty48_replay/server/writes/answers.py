@@ -19,7 +19,7 @@ Rows = list[list[int]]
 
 def board_rows(state: GameState) -> Rows:
     """The board as 4 rows of 4 integers."""
-    return [list(row) for row in state.board.to_rows()]
+    return state.board.to_rows()  # new lists each time
 
 
 def state_answer(state: GameState, facts: Facts | None = None) -> dict[str, Any]:

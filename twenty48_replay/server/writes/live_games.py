@@ -19,7 +19,7 @@ import attrs
 from sqlalchemy.engine import Connection
 
 from twenty48_replay.core.board import Direction
-from twenty48_replay.core.game import GameState
+from twenty48_replay.core.game import WIN_TILE, GameState
 from twenty48_replay.core.record import Record, only_move_letters
 from twenty48_replay.core.replay import final_state
 from twenty48_replay.store import fair_games as fair_store
@@ -169,4 +169,5 @@ class Facts:
 
     @classmethod
     def of(cls, state: GameState) -> Facts:
-        return cls(state.max_tile, state.won, state.over)
+        max_tile = state.max_tile
+        return cls(max_tile, max_tile >= WIN_TILE, state.over)
