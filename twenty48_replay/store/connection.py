@@ -662,8 +662,9 @@ class HeldConnection:
     A pooled checkout and check-in for every transaction (pool events, the
     reset on return) cost the server's writer about a tenth of its
     interpreter time at 2,000 moves a second, for a thread that does nothing
-    but write.  After a driver error the connection is closed and the next
-    transaction opens a fresh one, as a checkout from the pool would.
+    but write.  After a driver error the connection goes back to the pool
+    (which drops it if the driver found it broken) and the next transaction
+    checks one out again.
     Not for :meth:`Store.batch`'s deferred syncs: every transaction here is
     durable at commit.
     """
