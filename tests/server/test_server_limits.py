@@ -630,21 +630,25 @@ def test_gcra_lets_a_burst_through_then_one_per_interval(db: str) -> None:
 def test_a_sweep_by_another_process_between_insert_and_update_loses_no_charge(
     pg_db: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Two serve processes on one PostgreSQL: one charges a key whose bucket is full
-    while the other's sweep deletes that row, committing between the charge's INSERT
-    (the row was there: nothing inserted) and its UPDATE (the row is gone).  The
-    charge inserts it again; before, the key had no grant and the move a 500."""
+    """Two serve processes on one PostgreSQL: a key's row is swept (a full bucket) by the
+    other process while this one charges it, committing between the charge's INSERT (the
+    row was there: nothing inserted) and its UPDATE (the row is gone).  The charge inserts
+    it again; before, the key had no grant and the move a 500.  Here the row appears (the
+    other process charged the key and committed) after this charge's first UPDATE missed
+    it, then is swept right after this charge's INSERT."""
     from twenty48_replay.store import quotas
 
     store, other = Store(pg_db), Store(pg_db)
     charge = fair_store.Charge("move:81", 1, 1000, 3)
     try:
-        with store.transaction() as connection:  # a full bucket, left behind by earlier moves
-            fair_store.take_rate_limits(connection, [charge], 1_000)
         real_insert = quotas._insert_missing
         swept: list[int] = []
 
         def insert_then_sweep(connection: Any, keys: list[str]) -> None:
+            if not swept:
+                with other.transaction() as theirs:  # a full bucket, left by earlier moves
+                    real_insert(theirs, keys)
+                    quotas._charge_rows(theirs, [charge], 1_000)
             real_insert(connection, keys)
             if not swept:
                 with other.transaction() as theirs:
@@ -656,6 +660,38 @@ def test_a_sweep_by_another_process_between_insert_and_update_loses_no_charge(
         assert swept == [1]
         assert grants["move:81"].granted == 1
         assert grants["move:81"].tat_ms == 11_000
+    finally:
+        store.close()
+        other.close()
+
+
+def test_a_row_swept_before_the_charge_is_inserted_again(
+    pg_db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The charge's first UPDATE finds no row, since the other process's sweep deleted the
+    full bucket and committed just before: the key is inserted and charged in the same call."""
+    from twenty48_replay.store import quotas
+
+    store, other = Store(pg_db), Store(pg_db)
+    charge = fair_store.Charge("move:82", 1, 1000, 3)
+    try:
+        with store.transaction() as connection:  # a full bucket, left behind by earlier moves
+            fair_store.take_rate_limits(connection, [charge], 1_000)
+        real_charge = quotas._charge_rows
+        swept: list[int] = []
+
+        def sweep_then_charge(connection: Any, ordered: Any, now_ms: int) -> Any:
+            if not swept:
+                with other.transaction() as theirs:
+                    swept.append(fair_store.sweep_rate_limits(theirs, 10_000, 10))
+            return real_charge(connection, ordered, now_ms)
+
+        monkeypatch.setattr(quotas, "_charge_rows", sweep_then_charge)
+        with store.transaction() as connection:
+            grants = fair_store.take_rate_limits(connection, [charge], 10_000)
+        assert swept == [1]
+        assert grants["move:82"].granted == 1
+        assert grants["move:82"].tat_ms == 11_000
     finally:
         store.close()
         other.close()

@@ -81,12 +81,13 @@ def take_rate_limits(
 ) -> dict[str, Grant]:
     """Charge every key its ``count`` requests; what each was granted (all, some or none).
 
-    Keys must be distinct.  Two statements whatever the number of keys: an
-    INSERT of the keys not seen yet (a full bucket) and one UPDATE ... FROM
-    (VALUES ...) that computes, per key, how many requests fit and the new
-    time, RETURNING both.  All SET expressions see the row before the
-    update (standard SQL, and SQLite's behaviour), so ``granted`` is
-    computed from the old time in the same statement that replaces it.
+    Keys must be distinct.  One UPDATE ... FROM (VALUES ...) computes, per
+    key, how many requests fit and the new time, RETURNING both; the keys it
+    did not find are then inserted (a full bucket) and charged by a second
+    UPDATE: at most three statements whatever the number of keys.  All SET
+    expressions see the row before the update (standard SQL, and SQLite's
+    behaviour), so ``granted`` is computed from the old time in the same
+    statement that replaces it.
     """
     if not charges:
         return {}
@@ -94,17 +95,21 @@ def take_rate_limits(
     for charge in ordered:
         if not 0 < len(charge.key) <= MAX_KEY or charge.count < 1 or charge.interval_ms < 1:
             raise ValueError(f"not a rate charge: {charge!r}")
-    grants: dict[str, Grant] = {}
-    waiting = ordered
+    # Most keys have their row already (a game's moves, charged batch after batch): the
+    # UPDATE alone charges them, and only the keys it did not find are inserted.
+    grants = _charge_rows(connection, ordered, now_ms)
+    waiting = [c for c in ordered if c.key not in grants]
     for _ in range(MAX_ROUNDS):
+        if not waiting:
+            return grants
         _insert_missing(connection, [c.key for c in waiting])
         grants.update(_charge_rows(connection, waiting, now_ms))
         # A key's row can be gone between the INSERT and the UPDATE: another
         # process's sweep deleted it (a full bucket) and committed in between,
         # which READ COMMITTED lets this transaction see.  Insert it again.
         waiting = [c for c in waiting if c.key not in grants]
-        if not waiting:
-            return grants
+    if not waiting:
+        return grants
     raise StoreError(N_("the database could not store this (busy or unavailable); try again"))
 
 
