@@ -233,9 +233,9 @@ def _sqlite_begin(connection: Connection) -> None:
     if options.get(READ_ONLY_OPTION, False):
         connection.exec_driver_sql("BEGIN")
         return
-    # Every write transaction states its sync mode, so a batch's relaxed
-    # setting never leaks into a later move on the same pooled connection.
-    # The setting belongs to the driver's connection, whose pool record keeps what it is.
+    # Every write transaction gets its own sync mode, so a batch's relaxed setting never
+    # leaks into a later move on the same pooled connection.  The setting belongs to the
+    # driver's connection; its pool record notes it, so it is stated only when it changes.
     wanted = "NORMAL" if options.get(DEFERRED_SYNC_OPTION, False) else "FULL"
     if connection.info.get(_SYNCHRONOUS_KEY) != wanted:
         connection.exec_driver_sql(f"PRAGMA synchronous = {wanted}")

@@ -84,7 +84,9 @@ def take_rate_limits(
     Keys must be distinct.  One UPDATE ... FROM (VALUES ...) computes, per
     key, how many requests fit and the new time, RETURNING both; the keys it
     did not find are then inserted (a full bucket) and charged by a second
-    UPDATE: at most three statements whatever the number of keys.  All SET
+    UPDATE: one statement when every key has its row, three when some are
+    new, whatever the number of keys (more only when a sweep races it,
+    below).  All SET
     expressions see the row before the update (standard SQL, and SQLite's
     behaviour), so ``granted`` is computed from the old time in the same
     statement that replaces it.
