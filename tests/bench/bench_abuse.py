@@ -20,9 +20,10 @@ with a certificate made at start, ``deploy/nginx/twenty48.conf``), then:
    clients (default 3) post records of ``--record-bytes`` (default the
    reader's maximum, 16 MiB in about 990,000 JSON values) one after another.
    The attackers run in a process of their own at niceness ``--attackers-nice``
-   (default 19): they stand for other machines, and on a machine of two cores
-   their own CPU would otherwise be taken from the server; what they cost the
-   server is the measure (their CPU seconds are reported).
+   (default 19) and the scheduling policy ``--attackers-policy`` (default
+   ``idle``, SCHED_IDLE): they stand for other machines, and on a machine of two
+   cores their own CPU would otherwise be taken from the server; what they cost
+   the server is the measure (their CPU seconds are reported).
 
 Every simulated client has its own source address (Linux routes all of
 127.0.0.0/8 to loopback): honest players 127.0.1.x, the endless header
@@ -405,6 +406,12 @@ def attack_process(
     # is measured is what they cost the server, not the CPU they burn themselves.
     # The report gives their CPU seconds; --attackers-nice 0 runs them as any process.
     os.nice(settings["nice"])
+    if settings["idle"]:
+        # SCHED_IDLE: a task of the normal policy that wakes takes the CPU from them at
+        # once.  Niceness alone lets the running attacker finish its time slice first
+        # (the kernel's EEVDF scheduler runs a task to its slice's end), a delay every
+        # wakeup of the server, nginx or a player's client may then wait behind.
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     logging.getLogger("asyncio").setLevel(logging.CRITICAL)  # "SSL connection is closed": cut off
     out.send(run_loop(attack(settings, stop_flag, halt_posting)))
 
@@ -593,6 +600,7 @@ def bench(via: str, args: argparse.Namespace, folder: Path) -> None:
                 "posters": args.posters,
                 "record_bytes": args.record_bytes,
                 "nice": args.attackers_nice,
+                "idle": args.attackers_policy == "idle",
             }
             context = multiprocessing.get_context("spawn")
             stop_flag, halt_posting = context.Event(), context.Event()
@@ -676,6 +684,13 @@ def main() -> None:
         type=int,
         default=19,
         help="niceness of the attacking process (default 19: it stands for other machines)",
+    )
+    parser.add_argument(
+        "--attackers-policy",
+        choices=["idle", "normal"],
+        default="idle",
+        help="scheduling policy of the attacking process: SCHED_IDLE (the default: it runs "
+        "only when nothing else waits for the CPU, as other machines would) or the normal one",
     )
     parser.add_argument(
         "--server-cpus",
