@@ -44,7 +44,8 @@ to those CPUs and the honest players, the attackers and the disk probe to the
 others, as if the clients were other machines.  On 2 cores that was measured
 to be worse (README, "Under attack"): the server's own threads (event loop,
 writer, checkpointer) then wait for each other's CPU.  Each phase prints how
-long the server's threads ran and how long they waited for a CPU.
+long the server's threads ran and how long they waited for a CPU, and through
+nginx the same for nginx's processes.
 
     python tests/bench/bench_abuse.py                 # direct, then through nginx
     python tests/bench/bench_abuse.py --via direct --seconds 30
@@ -580,7 +581,7 @@ def bench(via: str, args: argparse.Namespace, folder: Path) -> None:
                 rss.append(rss_mb(pid))
 
             if args.calm_seconds > 0:
-                sched0 = run_and_wait(pid)
+                sched0, proxy0 = run_and_wait(pid), proxy_times(nginx)
                 with DiskProbe(folder) as probe:
                     calm = run_loop(
                         honest_phase(
@@ -588,6 +589,7 @@ def bench(via: str, args: argparse.Namespace, folder: Path) -> None:
                         )
                     )
                 print_phase(via, "no attack", args, calm, rss, 0, sched0, run_and_wait(pid))
+                print_proxy(via, "no attack", proxy0, proxy_times(nginx))
                 print(f"{via}, no attack: {probe.summary()}", flush=True)
             rss.clear()
             disk0 = disk_bytes(db)
@@ -616,20 +618,21 @@ def bench(via: str, args: argparse.Namespace, folder: Path) -> None:
                 if disk_bytes(db) - disk0 > args.max_disk_mb * 1024 * 1024:
                     halt_posting.set()
 
-            sched0 = run_and_wait(pid)
+            sched0, proxy0 = run_and_wait(pid), proxy_times(nginx)
             with DiskProbe(folder) as probe:
                 under = run_loop(
                     honest_phase(
                         target, args.players, args.rate, 2.0, args.seconds, sample_and_guard
                     )
                 )
-            sched1 = run_and_wait(pid)
+            sched1, proxy1 = run_and_wait(pid), proxy_times(nginx)
             stop_flag.set()
             report = receiving.recv() if receiving.poll(120) else {"error": "no report"}
             attacker.join(30)
             print_phase(
                 via, "under attack", args, under, rss, disk_bytes(db) - disk0, sched0, sched1
             )
+            print_proxy(via, "under attack", proxy0, proxy1)
             print(f"{via}, under attack: {probe.summary()}", flush=True)
             if halt_posting.is_set():
                 print(f"{via}: posting stopped: the files grew past {args.max_disk_mb} MB")
@@ -637,6 +640,25 @@ def bench(via: str, args: argparse.Namespace, folder: Path) -> None:
         finally:
             if nginx is not None:
                 nginx.stop()
+
+
+def proxy_times(nginx: NginxProcess | None) -> tuple[float, float] | None:
+    """Seconds nginx's processes ran on a CPU and waited for one; ``None`` without nginx."""
+    if nginx is None or nginx.process is None:
+        return None
+    return run_and_wait(nginx.process.pid)
+
+
+def print_proxy(
+    via: str, phase: str, before: tuple[float, float] | None, after: tuple[float, float] | None
+) -> None:
+    """What nginx's TLS and proxying cost in a phase: the cores it shares with the server."""
+    if before is not None and after is not None:
+        print(
+            f"{via}, {phase}: nginx's processes ran {after[0] - before[0]:.1f} s and "
+            f"waited {after[1] - before[1]:.1f} s for a CPU",
+            flush=True,
+        )
 
 
 def print_phase(
