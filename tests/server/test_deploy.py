@@ -293,7 +293,7 @@ def test_a_refused_body_is_answered_and_not_read_to_its_end(
     deployed: tuple[ServerProcess, NginxProcess],
 ) -> None:
     # A 16 MiB record, 16 times the limit: the client gets the 413 in the API's form, and
-    # then nginx stops reading.  Read to its end, such a body costs nginx about 14 ms of TLS
+    # then nginx stops reading.  Read to its end, such a body costs nginx 13.5 ms of TLS
     # (nginx's default lingers up to 30 s), and an attacker can post them back to back.
     size = 16 * 1024 * 1024
     status, body, sent = post_refused(deployed[1], "/api/records", size)
